@@ -1,0 +1,340 @@
+//! eksctl `ClusterConfig` (`apiVersion: eksctl.io/v1alpha5`).
+//!
+//! eksctl reads YAML the Go way into typed fields, so scalars are kept as
+//! text: `version: "1.30"` stays the version 1.30. Values holding an envsubst
+//! placeholder (`$EKS_CLUSTER_NAME`) are unknown.
+
+use super::UnitOutput;
+use crate::model::{
+    Addon, Capacity, Cluster, FargateProfile, Known, Label, Loc, Located, NodeGroup, Provisioner,
+    Selector, SubnetRef, SubnetVisibility,
+};
+use crate::source::SourceFile;
+use crate::tree::{Node, NodeKind};
+use crate::value::Value;
+use std::collections::HashMap;
+
+pub fn recognise(doc: &Node) -> bool {
+    let api = doc.get("apiVersion").and_then(Node::as_str);
+    let kind = doc.get("kind").and_then(Node::as_str);
+    matches!(api, Some(a) if a.starts_with("eksctl.io/")) && kind == Some("ClusterConfig")
+}
+
+fn loc(node: &Node, path: &str) -> Loc {
+    Loc::new(node.span, path)
+}
+
+/// A string field as eksctl reads it; placeholders and non-scalars are unknown.
+fn text(node: &Node) -> Known<String> {
+    match node.as_str() {
+        Some(s) if !is_placeholder(s) => Known::Known(s.to_string()),
+        _ => Known::Unknown,
+    }
+}
+
+fn is_placeholder(s: &str) -> bool {
+    s.contains("${") || s.starts_with('$') || s.contains("{{")
+}
+
+fn located(node: &Node, path: &str) -> Located<String> {
+    Located::new(text(node), loc(node, path))
+}
+
+fn field(parent: &Node, key: &str, path: &str) -> Option<Located<String>> {
+    let n = parent.get(key)?;
+    if n.is_null() {
+        return None;
+    }
+    Some(located(n, &format!("{path}.{key}")))
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
+    let meta = doc.get("metadata");
+    let name = match meta.and_then(|m| m.get("name")) {
+        Some(n) => located(n, "metadata.name"),
+        None => Located::new(Known::Unknown, loc(meta.unwrap_or(doc), "metadata")),
+    };
+    let key = match name.known() {
+        Some(n) => n.clone(),
+        None => format!("eksctl:{}", doc.span.start),
+    };
+    let cluster_loc = match (meta, &name.value) {
+        (Some(_), Known::Known(_)) => name.loc.clone(),
+        (Some(m), Known::Unknown) => loc(m, "metadata"),
+        (None, _) => loc(doc, ""),
+    };
+    let mut cluster = Cluster::new(name, key, cluster_loc, Provisioner::Eksctl);
+    if let Some(m) = meta {
+        cluster.region = field(m, "region", "metadata");
+        cluster.version = field(m, "version", "metadata");
+    }
+    if let Some(k) = doc.get("karpenter") {
+        cluster.karpenter_version = field(k, "version", "karpenter");
+    }
+
+    read_node_groups(doc, &mut cluster);
+    read_addons(doc, &mut cluster);
+
+    let subnets = subnet_visibility(doc);
+    let default_role = doc
+        .get("iam")
+        .and_then(|iam| field(iam, "fargatePodExecutionRoleARN", "iam"));
+    match doc.get("fargateProfiles") {
+        None => {}
+        Some(n) if n.is_null() => {}
+        Some(n) => match n.as_seq() {
+            Some(items) => {
+                for (i, p) in items.iter().enumerate() {
+                    let path = format!("fargateProfiles[{i}]");
+                    cluster.fargate_profiles.push(read_profile(
+                        p,
+                        &path,
+                        &subnets,
+                        default_role.as_ref(),
+                    ));
+                }
+            }
+            None => cluster.profiles_incomplete = true,
+        },
+    }
+    out.clusters.push(cluster);
+}
+
+fn read_node_groups(doc: &Node, cluster: &mut Cluster) {
+    let mut unknown = false;
+    for (key, managed) in [("nodeGroups", false), ("managedNodeGroups", true)] {
+        let Some(n) = doc.get(key) else { continue };
+        if n.is_null() {
+            continue;
+        }
+        let Some(items) = n.as_seq() else {
+            unknown = true;
+            continue;
+        };
+        for (i, ng) in items.iter().enumerate() {
+            let path = format!("{key}[{i}]");
+            let name = match ng.get("name") {
+                Some(n) => located(n, &join(&path, "name")),
+                None => Located::new(Known::Unknown, loc(ng, &path)),
+            };
+            cluster.node_groups.push(NodeGroup {
+                name,
+                loc: loc(ng, &path),
+                managed,
+            });
+        }
+    }
+    cluster.capacity = match cluster.node_groups.first() {
+        Some(ng) => Capacity::Declared(ng.loc.clone()),
+        None if unknown => Capacity::Unknown,
+        None => Capacity::None,
+    };
+}
+
+fn read_addons(doc: &Node, cluster: &mut Cluster) {
+    let Some(items) = doc.get("addons").and_then(Node::as_seq) else {
+        return;
+    };
+    for (i, a) in items.iter().enumerate() {
+        let path = format!("addons[{i}]");
+        let name = match a.get("name") {
+            Some(n) => located(n, &join(&path, "name")),
+            None => Located::new(Known::Unknown, loc(a, &path)),
+        };
+        let configuration = a.get("configurationValues").and_then(|cv| {
+            let p = join(&path, "configurationValues");
+            let s = cv.as_str()?;
+            Some(Located::new(parse_embedded(s), loc(cv, &p)))
+        });
+        cluster.addons.push(Addon {
+            name,
+            loc: loc(a, &path),
+            version: field(a, "version", &path),
+            configuration,
+            before_compute: false,
+            resource: None,
+        });
+    }
+}
+
+/// Add-on configuration values are a JSON or YAML document in a string.
+/// Positions inside it are not mapped; the value's own span is used.
+fn parse_embedded(s: &str) -> Known<Value> {
+    if is_placeholder(s) {
+        return Known::Unknown;
+    }
+    let file = crate::source::FileId(u32::MAX);
+    let parsed = crate::tree::yaml::parse(s, file, crate::tree::Limits::default());
+    if parsed.error.is_some() {
+        return Known::Unknown;
+    }
+    match parsed.documents.first() {
+        Some(doc) => {
+            let mut v = Value::from_node(doc);
+            strip_spans(&mut v);
+            Known::Known(v)
+        }
+        None => Known::Unknown,
+    }
+}
+
+fn strip_spans(v: &mut Value) {
+    v.span = None;
+    match &mut v.kind {
+        crate::value::ValueKind::List(items) => items.iter_mut().for_each(strip_spans),
+        crate::value::ValueKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+            k.span = None;
+            strip_spans(v);
+        }),
+        _ => {}
+    }
+}
+
+/// Subnet ids listed under `vpc.subnets.public` / `.private`, with their entry.
+fn subnet_visibility(doc: &Node) -> HashMap<String, (SubnetVisibility, Loc)> {
+    let mut map = HashMap::new();
+    let Some(subnets) = doc.get("vpc").and_then(|v| v.get("subnets")) else {
+        return map;
+    };
+    for (key, vis) in [
+        ("public", SubnetVisibility::Public),
+        ("private", SubnetVisibility::Private),
+    ] {
+        let Some(entries) = subnets.get(key).and_then(Node::as_map) else {
+            continue;
+        };
+        for e in entries {
+            let az = e.key.scalar().unwrap_or_default();
+            let path = format!("vpc.subnets.{key}.{az}");
+            map.insert(az.to_string(), (vis, loc(&e.key, &path)));
+            if let Some(id) = e.value.get("id").and_then(Node::as_str) {
+                map.insert(id.to_string(), (vis, loc(&e.key, &path)));
+            }
+        }
+    }
+    map
+}
+
+fn read_profile(
+    p: &Node,
+    path: &str,
+    subnets: &HashMap<String, (SubnetVisibility, Loc)>,
+    default_role: Option<&Located<String>>,
+) -> FargateProfile {
+    let name = match p.get("name") {
+        Some(n) => located(n, &join(path, "name")),
+        None => Located::new(Known::Unknown, loc(p, path)),
+    };
+    let profile_loc = match p.entry("name") {
+        Some(e) => loc(&e.value, path),
+        None => loc(p, path),
+    };
+    let sel_path = join(path, "selectors");
+    let (selectors, selectors_loc) = match p.get("selectors") {
+        None => (Known::Known(Vec::new()), profile_loc.clone()),
+        Some(s) if s.is_null() => (Known::Known(Vec::new()), loc(s, &sel_path)),
+        Some(s) => match s.as_seq() {
+            Some(items) => (
+                Known::Known(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, sel)| read_selector(sel, &format!("{sel_path}[{i}]")))
+                        .collect(),
+                ),
+                loc(s, &sel_path),
+            ),
+            None => (Known::Unknown, loc(s, &sel_path)),
+        },
+    };
+    let subnet_path = join(path, "subnets");
+    let subnet_refs = match p.get("subnets") {
+        None => Known::Known(Vec::new()),
+        Some(s) if s.is_null() => Known::Known(Vec::new()),
+        Some(s) => match s.as_seq() {
+            Some(items) => Known::Known(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        let id = located(n, &format!("{subnet_path}[{i}]"));
+                        let found = id.known().and_then(|k| subnets.get(k));
+                        SubnetRef {
+                            visibility: found.map(|(v, _)| *v).into(),
+                            evidence: found.map(|(_, l)| l.clone()),
+                            id,
+                        }
+                    })
+                    .collect(),
+            ),
+            None => Known::Unknown,
+        },
+    };
+    let role = field(p, "podExecutionRoleARN", path).or_else(|| default_role.cloned());
+    FargateProfile {
+        name,
+        loc: profile_loc,
+        selectors,
+        selectors_loc,
+        subnets: subnet_refs,
+        pod_execution_role: role,
+        resource: None,
+        created_concurrently: false,
+    }
+}
+
+fn read_selector(sel: &Node, path: &str) -> Selector {
+    let namespace = match sel.get("namespace") {
+        Some(n) if !n.is_null() => located(n, &join(path, "namespace")),
+        Some(n) => Located::new(
+            Known::Known(String::new()),
+            loc(n, &join(path, "namespace")),
+        ),
+        None => Located::new(Known::Known(String::new()), loc(sel, path)),
+    };
+    let labels_path = join(path, "labels");
+    let (labels, labels_loc) = match sel.get("labels") {
+        None => (Known::Known(Vec::new()), None),
+        Some(l) if l.is_null() => (Known::Known(Vec::new()), Some(loc(l, &labels_path))),
+        Some(l) => match &l.kind {
+            NodeKind::Map(entries) => (
+                Known::Known(
+                    entries
+                        .iter()
+                        .map(|e| {
+                            let k = e.key.scalar().unwrap_or_default();
+                            Label {
+                                key: text(&e.key),
+                                value: if e.value.is_null() {
+                                    Known::Known(String::new())
+                                } else {
+                                    text(&e.value)
+                                },
+                                loc: Loc::new(
+                                    e.key.span.cover(e.value.span),
+                                    join(&labels_path, k),
+                                ),
+                            }
+                        })
+                        .collect(),
+                ),
+                Some(loc(l, &labels_path)),
+            ),
+            _ => (Known::Unknown, Some(loc(l, &labels_path))),
+        },
+    };
+    Selector {
+        loc: loc(sel, path),
+        namespace,
+        labels,
+        labels_loc,
+    }
+}

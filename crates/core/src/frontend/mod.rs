@@ -1,0 +1,132 @@
+//! Format frontends: each reads its files into the cluster model and knows
+//! nothing of rules.
+
+pub mod eksctl;
+
+use crate::diagnostic::Diagnostic;
+use crate::model::{Cluster, DependencyGraph, Project};
+use crate::source::{SourceFile, Span};
+use crate::tree::{self, Limits, Node, Parsed};
+
+/// The kinds of input fplint recognises.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    Eksctl,
+    CloudFormation,
+    Terraform,
+    Kubernetes,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Eksctl => "eksctl",
+            Format::CloudFormation => "cloudformation",
+            Format::Terraform => "terraform",
+            Format::Kubernetes => "kubernetes",
+        }
+    }
+}
+
+/// What one unit (a file, or a Terraform module folder) contributes.
+#[derive(Debug, Default)]
+pub struct UnitOutput {
+    pub clusters: Vec<Cluster>,
+    /// The unit's dependency graph; its [`crate::model::ResourceRef`]s use graph 0
+    /// until [`absorb`] places the graph in the project.
+    pub graph: Option<DependencyGraph>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub formats: Vec<Format>,
+}
+
+/// Move a unit into the project, renumbering its graph references.
+pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
+    if let Some(graph) = unit.graph.take() {
+        let index = project.add_graph(graph);
+        for c in &mut unit.clusters {
+            let refs = c
+                .fargate_profiles
+                .iter_mut()
+                .filter_map(|p| p.resource.as_mut())
+                .chain(c.addons.iter_mut().filter_map(|a| a.resource.as_mut()));
+            for r in refs {
+                r.graph = index;
+            }
+        }
+    }
+    project.clusters.append(&mut unit.clusters);
+    unit.diagnostics
+}
+
+/// Whether a file's text looks like one fplint reads, so that a file that
+/// fails to parse is reported (FP000) rather than skipped as someone else's.
+pub fn looks_recognised(text: &str) -> bool {
+    let head = &text[..text.len().min(64 * 1024)];
+    let head = match head.char_indices().last() {
+        Some(_) => head,
+        None => return false,
+    };
+    head.contains("eksctl.io/v1alpha5")
+        || head.contains("AWSTemplateFormatVersion")
+        || (head.contains("Resources") && head.contains("AWS::"))
+        || (head.contains("apiVersion") && head.contains("kind"))
+}
+
+/// Read a YAML or JSON file and hand each recognised document to its frontend.
+pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
+    let json = file.path.ends_with(".json");
+    let parsed = if json {
+        tree::json::parse(&file.text, file.id, limits)
+    } else {
+        tree::yaml::parse(&file.text, file.id, limits)
+    };
+    load_parsed(file, parsed)
+}
+
+fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
+    let mut out = UnitOutput::default();
+    let mut recognised = false;
+    for doc in &parsed.documents {
+        if let Some(format) = recognise(doc) {
+            recognised = true;
+            out.formats.push(format);
+            match format {
+                Format::Eksctl => eksctl::load(file, doc, &mut out),
+                Format::CloudFormation | Format::Kubernetes | Format::Terraform => {}
+            }
+        }
+    }
+    if let Some(err) = parsed.error {
+        if recognised || looks_recognised(&file.text) {
+            out.diagnostics.push(
+                Diagnostic::parse_error(err.message, err.span)
+                    .with_label("here")
+                    .with_help(
+                        "fix the syntax error; fplint checks the rest of the file once it parses",
+                    ),
+            );
+        }
+    }
+    if recognised {
+        for d in parsed.duplicates {
+            out.diagnostics
+                .push(duplicate_key(&d.key, d.second, d.first));
+        }
+    }
+    out
+}
+
+fn duplicate_key(key: &str, second: Span, first: Span) -> Diagnostic {
+    Diagnostic::parse_error(format!("duplicate key `{key}`"), second)
+        .with_label("defined again here")
+        .with_related(first, "first defined here")
+        .with_help("remove one of the two entries; tools disagree on which one wins")
+}
+
+/// Which format a document is, if any.
+pub fn recognise(doc: &Node) -> Option<Format> {
+    if eksctl::recognise(doc) {
+        return Some(Format::Eksctl);
+    }
+    None
+}

@@ -1,0 +1,54 @@
+//! Fargate selector patterns: `*` matches any run of characters, `?` one.
+
+/// Whether `pattern` matches the whole of `text`.
+pub fn matches(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == t[ti] => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Whether the pattern has a wildcard.
+pub fn is_pattern(s: &str) -> bool {
+    s.contains(['*', '?'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn wildcards() {
+        assert!(matches("*", "kube-system"));
+        assert!(matches("kube-*", "kube-system"));
+        assert!(matches("kube-syste?", "kube-system"));
+        assert!(matches("*-system", "kube-system"));
+        assert!(!matches("kube-?", "kube-system"));
+        assert!(!matches("app-*", "kube-system"));
+        assert!(matches("kube-system", "kube-system"));
+        assert!(!matches("kube-system", "kube-system2"));
+        assert!(matches("a*b*c", "aXXbYYc"));
+        assert!(!matches("a*b*c", "aXXbYY"));
+    }
+}

@@ -1,0 +1,14 @@
+//! fplint's core: the source map and spans, the spanned document tree, the
+//! cluster model and one frontend per format.
+
+pub mod diagnostic;
+pub mod frontend;
+pub mod glob;
+pub mod model;
+pub mod source;
+pub mod sources;
+pub mod tree;
+pub mod value;
+
+pub use diagnostic::{Diagnostic, Related, Severity};
+pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};

@@ -1,0 +1,354 @@
+//! The cluster model every frontend produces and every rule reads.
+//!
+//! Types carry domain names, never format names. A value the frontend could
+//! not resolve is [`Known::Unknown`], and rules never fire on an unknown.
+
+use crate::source::Span;
+
+/// A value that was resolved, or could not be.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Known<T> {
+    Known(T),
+    #[default]
+    Unknown,
+}
+
+impl<T> Known<T> {
+    pub fn known(&self) -> Option<&T> {
+        match self {
+            Known::Known(v) => Some(v),
+            Known::Unknown => None,
+        }
+    }
+
+    pub fn is_known(&self) -> bool {
+        matches!(self, Known::Known(_))
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Known<U> {
+        match self {
+            Known::Known(v) => Known::Known(f(v)),
+            Known::Unknown => Known::Unknown,
+        }
+    }
+}
+
+impl<T> From<Option<T>> for Known<T> {
+    fn from(v: Option<T>) -> Self {
+        match v {
+            Some(v) => Known::Known(v),
+            None => Known::Unknown,
+        }
+    }
+}
+
+/// Where a model node came from: its span and its logical path in the document.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Loc {
+    pub span: Span,
+    /// `fargateProfiles[0].selectors[1].labels`, `Resources.ProfileB.DependsOn`.
+    pub path: String,
+}
+
+impl Loc {
+    pub fn new(span: Span, path: impl Into<String>) -> Loc {
+        Loc {
+            span,
+            path: path.into(),
+        }
+    }
+}
+
+/// A possibly unknown value with its location.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Located<T> {
+    pub value: Known<T>,
+    pub loc: Loc,
+}
+
+impl<T> Located<T> {
+    pub fn new(value: Known<T>, loc: Loc) -> Self {
+        Located { value, loc }
+    }
+
+    pub fn known(&self) -> Option<&T> {
+        self.value.known()
+    }
+}
+
+/// The tool that creates the cluster's resources. Rules use it for facts that
+/// belong to the tool (eksctl patches CoreDNS; CloudFormation creates in parallel).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Provisioner {
+    Eksctl,
+    CloudFormation,
+    Terraform,
+}
+
+impl Provisioner {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provisioner::Eksctl => "eksctl",
+            Provisioner::CloudFormation => "cloudformation",
+            Provisioner::Terraform => "terraform",
+        }
+    }
+}
+
+/// Whether EC2 capacity (node groups) serves the cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Capacity {
+    /// Node groups are declared; the first one is here.
+    Declared(Loc),
+    /// No node group is declared anywhere in the linted code.
+    None,
+    /// Node groups come from a value that could not be resolved, or the
+    /// cluster is only referenced, not defined, in the linted code.
+    #[default]
+    Unknown,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Project {
+    pub clusters: Vec<Cluster>,
+    pub graphs: Vec<DependencyGraph>,
+}
+
+impl Project {
+    /// Whether `from` depends on `to`, directly or transitively.
+    pub fn depends_on(&self, from: ResourceRef, to: ResourceRef) -> bool {
+        from.graph == to.graph
+            && self
+                .graphs
+                .get(from.graph as usize)
+                .is_some_and(|g| g.reaches(from.node, to.node))
+    }
+
+    /// Add a unit's graph and return its index for [`ResourceRef::graph`].
+    pub fn add_graph(&mut self, graph: DependencyGraph) -> u32 {
+        self.graphs.push(graph);
+        u32::try_from(self.graphs.len() - 1).unwrap_or(u32::MAX)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// Resolved name; unknown when it comes from an unresolved parameter.
+    pub name: Located<String>,
+    /// Identity for grouping profiles of one cluster when the name is unknown
+    /// (e.g. `Ref:ClusterName`); equals the name when known.
+    pub key: String,
+    /// Where the cluster is defined (or first referenced).
+    pub loc: Loc,
+    /// Defined in the linted code, not only referenced by its profiles.
+    pub defined: bool,
+    pub provisioner: Provisioner,
+    pub region: Option<Located<String>>,
+    pub version: Option<Located<String>>,
+    pub capacity: Capacity,
+    pub node_groups: Vec<NodeGroup>,
+    pub addons: Vec<Addon>,
+    pub fargate_profiles: Vec<FargateProfile>,
+    /// Some profiles could not be enumerated (a `for_each` over an unknown value).
+    pub profiles_incomplete: bool,
+    /// Karpenter version the provisioner installs (eksctl `karpenter.version`).
+    pub karpenter_version: Option<Located<String>>,
+}
+
+impl Cluster {
+    pub fn new(name: Located<String>, key: String, loc: Loc, provisioner: Provisioner) -> Cluster {
+        Cluster {
+            name,
+            key,
+            loc,
+            defined: true,
+            provisioner,
+            region: None,
+            version: None,
+            capacity: Capacity::Unknown,
+            node_groups: Vec::new(),
+            addons: Vec::new(),
+            fargate_profiles: Vec::new(),
+            profiles_incomplete: false,
+            karpenter_version: None,
+        }
+    }
+
+    /// Known true when no EC2 capacity is declared; unknown when it cannot be told.
+    pub fn fargate_only(&self) -> Known<bool> {
+        match self.capacity {
+            Capacity::Declared(_) => Known::Known(false),
+            Capacity::None => Known::Known(true),
+            Capacity::Unknown => Known::Unknown,
+        }
+    }
+
+    /// A name for messages: the known name, or the grouping key.
+    pub fn display_name(&self) -> &str {
+        self.name.known().map_or(self.key.as_str(), String::as_str)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeGroup {
+    pub name: Located<String>,
+    pub loc: Loc,
+    /// `managed` (EKS managed node group) or `self-managed`.
+    pub managed: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Addon {
+    pub name: Located<String>,
+    pub loc: Loc,
+    pub version: Option<Located<String>>,
+    /// The add-on's configuration values, parsed; `None` when not set.
+    pub configuration: Option<Located<crate::value::Value>>,
+    /// Installed before any compute exists (terraform-aws-eks `before_compute`).
+    pub before_compute: bool,
+    pub resource: Option<ResourceRef>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FargateProfile {
+    pub name: Located<String>,
+    /// The profile as a whole (its name key, or its resource header).
+    pub loc: Loc,
+    pub selectors: Known<Vec<Selector>>,
+    /// Where the selectors are written, for findings about their number.
+    pub selectors_loc: Loc,
+    pub subnets: Known<Vec<SubnetRef>>,
+    pub pod_execution_role: Option<Located<String>>,
+    /// The profile's node in its unit's dependency graph.
+    pub resource: Option<ResourceRef>,
+    /// The deployment engine may create this profile at the same time as
+    /// another profile of the cluster unless a dependency orders them.
+    pub created_concurrently: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Selector {
+    pub loc: Loc,
+    pub namespace: Located<String>,
+    pub labels: Known<Vec<Label>>,
+    /// The labels node, when written.
+    pub labels_loc: Option<Loc>,
+}
+
+impl Selector {
+    /// Known label pairs as `(key, value)`, `None` if any part is unknown.
+    pub fn known_labels(&self) -> Option<Vec<(&str, &str)>> {
+        let labels = self.labels.known()?;
+        labels
+            .iter()
+            .map(|l| Some((l.key.known()?.as_str(), l.value.known()?.as_str())))
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub key: Known<String>,
+    pub value: Known<String>,
+    pub loc: Loc,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SubnetVisibility {
+    Public,
+    Private,
+}
+
+#[derive(Clone, Debug)]
+pub struct SubnetRef {
+    pub id: Located<String>,
+    pub visibility: Known<SubnetVisibility>,
+    /// What shows the visibility (a route to an internet gateway, `MapPublicIpOnLaunch`).
+    pub evidence: Option<Loc>,
+}
+
+/// A resource in a unit's dependency graph: which graph, which node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResourceRef {
+    pub graph: u32,
+    pub node: u32,
+}
+
+/// "A depends on B" edges between the resources of one template or module.
+#[derive(Clone, Debug, Default)]
+pub struct DependencyGraph {
+    pub nodes: Vec<GraphNode>,
+    edges: Vec<Vec<u32>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GraphNode {
+    /// Logical name (`ProfileA`, `aws_eks_fargate_profile.a`).
+    pub name: String,
+    pub loc: Loc,
+}
+
+impl DependencyGraph {
+    pub fn add_node(&mut self, name: impl Into<String>, loc: Loc) -> u32 {
+        self.nodes.push(GraphNode {
+            name: name.into(),
+            loc,
+        });
+        self.edges.push(Vec::new());
+        u32::try_from(self.nodes.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    /// Record that `from` depends on `to`.
+    pub fn add_edge(&mut self, from: u32, to: u32) {
+        if let Some(e) = self.edges.get_mut(from as usize) {
+            if !e.contains(&to) {
+                e.push(to);
+            }
+        }
+    }
+
+    pub fn direct(&self, from: u32) -> &[u32] {
+        self.edges.get(from as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether a path of dependencies leads from `from` to `to`.
+    pub fn reaches(&self, from: u32, to: u32) -> bool {
+        if from == to {
+            return false;
+        }
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![from];
+        while let Some(n) = stack.pop() {
+            for &m in self.direct(n) {
+                if m == to {
+                    return true;
+                }
+                if let Some(s) = seen.get_mut(m as usize) {
+                    if !*s {
+                        *s = true;
+                        stack.push(m);
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reachability_is_transitive_and_directed() {
+        let mut g = DependencyGraph::default();
+        let a = g.add_node("a", Loc::default());
+        let b = g.add_node("b", Loc::default());
+        let c = g.add_node("c", Loc::default());
+        g.add_edge(c, b);
+        g.add_edge(b, a);
+        assert!(g.reaches(c, a));
+        assert!(!g.reaches(a, c));
+        assert!(!g.reaches(a, a));
+    }
+}

@@ -1,0 +1,212 @@
+//! A spanned document tree shared by the YAML and JSON readers.
+//!
+//! Scalars stay text: each frontend interprets them the way its target tool
+//! does (`"1.30"` is a version for eksctl, not the number 1.3). Mapping entries
+//! keep duplicates in source order so a frontend can report both places.
+
+pub mod json;
+pub mod yaml;
+
+use crate::source::Span;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ScalarStyle {
+    /// Unquoted YAML scalar, or a JSON number, boolean or null.
+    Plain,
+    /// Single- or double-quoted YAML scalar, or a JSON string.
+    Quoted,
+    /// YAML literal (`|`) or folded (`>`) block.
+    Block,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub span: Span,
+    /// The tag as written (`!Ref`, `!!str`), YAML only.
+    pub tag: Option<Box<str>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Scalar(Box<str>, ScalarStyle),
+    Seq(Vec<Node>),
+    Map(Vec<Entry>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: Node,
+    pub value: Node,
+}
+
+/// A key that appears twice in one mapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateKey {
+    pub key: String,
+    pub first: Span,
+    pub second: Span,
+}
+
+/// A parse failure with the place it was found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct TreeError {
+    pub message: String,
+    pub span: Span,
+}
+
+/// What a reader produced: every document it could read, the duplicate keys
+/// it saw, and the error that stopped it, if any.
+#[derive(Clone, Debug, Default)]
+pub struct Parsed {
+    pub documents: Vec<Node>,
+    pub duplicates: Vec<DuplicateKey>,
+    pub error: Option<TreeError>,
+}
+
+/// Bounds that keep hostile input from exhausting memory or the stack.
+#[derive(Copy, Clone, Debug)]
+pub struct Limits {
+    pub max_depth: usize,
+    /// Nodes that alias expansion may add to one document.
+    pub max_alias_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 512,
+            max_alias_nodes: 1_000_000,
+        }
+    }
+}
+
+impl Node {
+    pub fn scalar(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar(s, _) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn style(&self) -> Option<ScalarStyle> {
+        match &self.kind {
+            NodeKind::Scalar(_, st) => Some(*st),
+            _ => None,
+        }
+    }
+
+    /// The text of a scalar that is not null.
+    pub fn as_str(&self) -> Option<&str> {
+        if self.is_null() {
+            return None;
+        }
+        self.scalar()
+    }
+
+    pub fn is_null(&self) -> bool {
+        match &self.kind {
+            NodeKind::Scalar(s, ScalarStyle::Plain) => {
+                self.tag.is_none() && matches!(&**s, "" | "~" | "null" | "Null" | "NULL")
+            }
+            _ => false,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.kind {
+            NodeKind::Scalar(s, ScalarStyle::Plain) => match &**s {
+                "true" | "True" | "TRUE" => Some(true),
+                "false" | "False" | "FALSE" => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.kind {
+            NodeKind::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.kind {
+            NodeKind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The first entry of a mapping whose key is `key`.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.as_map()?.iter().find(|e| e.key.scalar() == Some(key))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    pub fn tag(&self) -> Option<&str> {
+        self.tag.as_deref()
+    }
+
+    /// A short noun for messages: "a mapping", "a list", "a string".
+    pub fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            NodeKind::Scalar(..) if self.is_null() => "null",
+            NodeKind::Scalar(..) => "a scalar",
+            NodeKind::Seq(_) => "a list",
+            NodeKind::Map(_) => "a mapping",
+        }
+    }
+
+    /// Number of nodes in this subtree.
+    pub fn size(&self) -> usize {
+        match &self.kind {
+            NodeKind::Scalar(..) => 1,
+            NodeKind::Seq(items) => 1 + items.iter().map(Node::size).sum::<usize>(),
+            NodeKind::Map(entries) => {
+                1 + entries
+                    .iter()
+                    .map(|e| e.key.size() + e.value.size())
+                    .sum::<usize>()
+            }
+        }
+    }
+}
+
+/// Find duplicate scalar keys among `entries` and append them to `out`.
+pub(crate) fn find_duplicates(entries: &[Entry], out: &mut Vec<DuplicateKey>) {
+    if entries.len() < 2 {
+        return;
+    }
+    if entries.len() <= 32 {
+        for (i, e) in entries.iter().enumerate() {
+            let Some(k) = e.key.scalar() else { continue };
+            if let Some(first) = entries[..i].iter().find(|p| p.key.scalar() == Some(k)) {
+                out.push(DuplicateKey {
+                    key: k.to_string(),
+                    first: first.key.span,
+                    second: e.key.span,
+                });
+            }
+        }
+        return;
+    }
+    let mut seen: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
+    for e in entries {
+        let Some(k) = e.key.scalar() else { continue };
+        match seen.get(k) {
+            Some(first) => out.push(DuplicateKey {
+                key: k.to_string(),
+                first: *first,
+                second: e.key.span,
+            }),
+            None => {
+                seen.insert(k, e.key.span);
+            }
+        }
+    }
+}

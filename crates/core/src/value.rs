@@ -1,0 +1,126 @@
+//! Resolved data values (add-on configuration, Helm values, evaluated HCL)
+//! that keep the span of where each part was written.
+
+use crate::source::Span;
+use crate::tree::{Node, NodeKind, ScalarStyle};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    pub kind: ValueKind,
+    pub span: Option<Span>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueKind {
+    /// Could not be resolved (an interpolation, a data source).
+    Unknown,
+    Null,
+    Bool(bool),
+    /// Numbers keep their text.
+    Number(String),
+    String(String),
+    List(Vec<Value>),
+    Map(Vec<(MapKey, Value)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapKey {
+    pub name: String,
+    pub span: Option<Span>,
+}
+
+impl Value {
+    pub fn new(kind: ValueKind, span: Option<Span>) -> Value {
+        Value { kind, span }
+    }
+
+    pub fn unknown(span: Option<Span>) -> Value {
+        Value::new(ValueKind::Unknown, span)
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self.kind, ValueKind::Unknown)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match &self.kind {
+            ValueKind::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| k.name == key)
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Key lookup ignoring ASCII case.
+    pub fn get_ignore_case(&self, key: &str) -> Option<&Value> {
+        match &self.kind {
+            ValueKind::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| k.name.eq_ignore_ascii_case(key))
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            ValueKind::String(s) | ValueKind::Number(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match &self.kind {
+            ValueKind::List(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// Read a document node the way YAML 1.2's core schema (and JSON) types scalars.
+    pub fn from_node(node: &Node) -> Value {
+        let span = Some(node.span);
+        let kind = match &node.kind {
+            NodeKind::Scalar(s, ScalarStyle::Plain) if node.tag.is_none() => {
+                if node.is_null() {
+                    ValueKind::Null
+                } else if let Some(b) = node.as_bool() {
+                    ValueKind::Bool(b)
+                } else if looks_numeric(s) {
+                    ValueKind::Number(s.to_string())
+                } else {
+                    ValueKind::String(s.to_string())
+                }
+            }
+            NodeKind::Scalar(s, _) => ValueKind::String(s.to_string()),
+            NodeKind::Seq(items) => ValueKind::List(items.iter().map(Value::from_node).collect()),
+            NodeKind::Map(entries) => ValueKind::Map(
+                entries
+                    .iter()
+                    .map(|e| {
+                        let name = e.key.scalar().unwrap_or_default().to_string();
+                        (
+                            MapKey {
+                                name,
+                                span: Some(e.key.span),
+                            },
+                            Value::from_node(&e.value),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        Value { kind, span }
+    }
+}
+
+fn looks_numeric(s: &str) -> bool {
+    let t = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !t.is_empty()
+        && t.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.')
+        && t.parse::<f64>().is_ok()
+}

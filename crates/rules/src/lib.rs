@@ -1,0 +1,43 @@
+//! fplint's rules: one file per rule under `rules/`, one table in [`registry`].
+
+pub mod registry;
+pub mod rules;
+
+use fplint_core::model::Project;
+use fplint_core::Diagnostic;
+
+pub use registry::{find, RuleInfo, REGISTRY};
+
+/// The raised (or default) AWS service quotas for Fargate profiles.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Quotas {
+    pub profiles_per_cluster: usize,
+    pub selectors_per_profile: usize,
+    pub labels_per_selector: usize,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Quotas {
+            profiles_per_cluster: 10,
+            selectors_per_profile: 5,
+            labels_per_selector: 5,
+        }
+    }
+}
+
+/// What the rules may read besides the model.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    pub quotas: Quotas,
+}
+
+pub struct Context<'a> {
+    pub project: &'a Project,
+    pub settings: &'a Settings,
+}
+
+/// A check over the whole project model.
+pub trait Rule: Sync + Send {
+    fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>);
+}

@@ -1,0 +1,152 @@
+//! FP001 coredns-selector-labels.
+//!
+//! On a cluster with no EC2 capacity, eksctl moves CoreDNS onto Fargate by
+//! patching its `eks.amazonaws.com/compute-type: ec2` annotation away, but only
+//! when some selector names `kube-system` exactly and has no labels, or (since
+//! eksctl 0.208.0) has the label `eks.amazonaws.com/component: coredns`. A
+//! labelled or wildcard selector for `kube-system` leaves CoreDNS Pending.
+
+use crate::{Context, Rule};
+use fplint_core::model::{Cluster, Known, Provisioner, Selector};
+use fplint_core::{Diagnostic, Severity};
+
+pub struct CorednsSelectorLabels;
+
+const CODE: &str = "FP001";
+const KUBE_SYSTEM: &str = "kube-system";
+const COMPONENT_KEY: &str = "eks.amazonaws.com/component";
+
+/// What eksctl makes of one selector with known namespace and labels.
+enum Reading {
+    /// `kube-system` without labels: eksctl patches CoreDNS.
+    Patches,
+    /// `kube-system` with the CoreDNS component label: patched by eksctl >= 0.208.0.
+    PatchesSince0208,
+    /// Selects `kube-system` pods but eksctl does not patch CoreDNS.
+    Misses,
+    /// Does not select `kube-system`.
+    Other,
+}
+
+fn read(sel: &Selector) -> Known<Reading> {
+    let Some(ns) = sel.namespace.known() else {
+        return Known::Unknown;
+    };
+    let Some(labels) = sel.known_labels() else {
+        return Known::Unknown;
+    };
+    let reading = if ns == KUBE_SYSTEM {
+        if labels.is_empty() {
+            Reading::Patches
+        } else if labels
+            .iter()
+            .any(|&(k, v)| k == COMPONENT_KEY && v == "coredns")
+        {
+            Reading::PatchesSince0208
+        } else {
+            Reading::Misses
+        }
+    } else if fplint_core::glob::matches(ns, KUBE_SYSTEM) {
+        Reading::Misses
+    } else {
+        Reading::Other
+    };
+    Known::Known(reading)
+}
+
+impl Rule for CorednsSelectorLabels {
+    fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        for cluster in &ctx.project.clusters {
+            if cluster.provisioner == Provisioner::Eksctl
+                && cluster.fargate_only() == Known::Known(true)
+                && !cluster.profiles_incomplete
+            {
+                check_cluster(cluster, out);
+            }
+        }
+    }
+}
+
+fn check_cluster(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
+    let mut readings = Vec::new();
+    for profile in &cluster.fargate_profiles {
+        let Some(selectors) = profile.selectors.known() else {
+            return;
+        };
+        for sel in selectors {
+            match read(sel) {
+                Known::Known(r) => readings.push((sel, r)),
+                // An unknown selector might be the one that makes eksctl patch CoreDNS.
+                Known::Unknown => return,
+            }
+        }
+    }
+    if readings.iter().any(|(_, r)| matches!(r, Reading::Patches)) {
+        return;
+    }
+    let cluster_note = format!(
+        "cluster `{}` declares no node groups, so CoreDNS can only run on Fargate",
+        cluster.display_name()
+    );
+    let since_0208: Vec<_> = readings
+        .iter()
+        .filter(|(_, r)| matches!(r, Reading::PatchesSince0208))
+        .collect();
+    if !since_0208.is_empty() {
+        for (sel, _) in since_0208 {
+            let span = sel
+                .labels
+                .known()
+                .and_then(|ls| {
+                    ls.iter()
+                        .find(|l| l.key.known().map(String::as_str) == Some(COMPONENT_KEY))
+                })
+                .map_or(sel.loc.span, |l| l.loc.span);
+            out.push(
+                Diagnostic::new(
+                    CODE,
+                    Severity::Warning,
+                    "CoreDNS moves to Fargate only with eksctl 0.208.0 or later: older eksctl ignores a labelled `kube-system` selector and leaves CoreDNS Pending",
+                    span,
+                )
+                .with_label("eksctl < 0.208.0 does not treat this label as selecting CoreDNS")
+                .with_path(sel.labels_loc.as_ref().map_or(sel.loc.path.clone(), |l| l.path.clone()))
+                .with_related(cluster.loc.span, cluster_note.clone())
+                .with_help("create the cluster with eksctl 0.208.0 or later, or select `kube-system` without labels"),
+            );
+        }
+        return;
+    }
+    for (sel, r) in readings {
+        if !matches!(r, Reading::Misses) {
+            continue;
+        }
+        let ns = sel.namespace.known().map_or("", String::as_str);
+        let d = if ns == KUBE_SYSTEM {
+            let labels = sel.labels_loc.as_ref().unwrap_or(&sel.loc);
+            Diagnostic::new(
+                CODE,
+                Severity::Error,
+                "CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels",
+                labels.span,
+            )
+            .with_label("labels on the `kube-system` selector")
+            .with_path(labels.path.clone())
+        } else {
+            Diagnostic::new(
+                CODE,
+                Severity::Error,
+                format!(
+                    "CoreDNS stays Pending: namespace pattern `{ns}` covers `kube-system`, but eksctl moves CoreDNS to Fargate only for a selector that names `kube-system` exactly"
+                ),
+                sel.namespace.loc.span,
+            )
+            .with_label("wildcard covers `kube-system`")
+            .with_path(sel.namespace.loc.path.clone())
+        };
+        out.push(
+            d.with_related(cluster.loc.span, cluster_note.clone())
+                .with_help("add a selector `namespace: kube-system` with no labels (or remove the labels from this one); with eksctl 0.208.0 or later, the label `eks.amazonaws.com/component: coredns` also works"),
+        );
+    }
+}
