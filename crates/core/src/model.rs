@@ -153,6 +153,8 @@ pub struct Cluster {
     pub profiles_incomplete: bool,
     /// Karpenter version the provisioner installs (eksctl `karpenter.version`).
     pub karpenter_version: Option<Located<String>>,
+    /// Helm releases declared next to the cluster that install into it.
+    pub helm_releases: Vec<HelmRelease>,
 }
 
 impl Cluster {
@@ -171,6 +173,7 @@ impl Cluster {
             fargate_profiles: Vec::new(),
             profiles_incomplete: false,
             karpenter_version: None,
+            helm_releases: Vec::new(),
         }
     }
 
@@ -187,6 +190,53 @@ impl Cluster {
     pub fn display_name(&self) -> &str {
         self.name.known().map_or(self.key.as_str(), String::as_str)
     }
+}
+
+/// A Helm chart installed by the IaC (Terraform `helm_release`).
+#[derive(Clone, Debug)]
+pub struct HelmRelease {
+    pub name: Located<String>,
+    /// The chart name (`karpenter`, `oci://.../karpenter` as written).
+    pub chart: Located<String>,
+    pub repository: Option<Located<String>>,
+    pub version: Option<Located<String>>,
+    /// Where the release's pods run; `default` when not written.
+    pub namespace: Located<String>,
+    /// The values Helm merges, in its order; unknown when any part of the
+    /// merge could not be read.
+    pub values: Known<crate::value::Value>,
+    /// Each place a value came from, in merge order.
+    pub value_sources: Vec<ValueSource>,
+    pub resource: Option<ResourceRef>,
+    /// The release as a whole (its resource header).
+    pub loc: Loc,
+}
+
+impl HelmRelease {
+    /// The chart's own name: the last path segment, without a version suffix.
+    pub fn chart_name(&self) -> Option<&str> {
+        let c = self.chart.known()?;
+        let last = c.rsplit('/').next().unwrap_or(c);
+        Some(last.split(':').next().unwrap_or(last))
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ValueSourceKind {
+    /// A string literal or heredoc of YAML.
+    Text,
+    /// `yamlencode(...)`/`jsonencode(...)` of HCL data.
+    Encoded,
+    /// A values file read with `file()`/`templatefile()`.
+    File,
+    /// A `set`/`set_list`/`set_sensitive` entry.
+    Set,
+}
+
+#[derive(Clone, Debug)]
+pub struct ValueSource {
+    pub kind: ValueSourceKind,
+    pub loc: Loc,
 }
 
 #[derive(Clone, Debug)]

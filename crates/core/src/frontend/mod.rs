@@ -2,6 +2,7 @@
 //! nothing of rules.
 
 pub mod eksctl;
+pub mod terraform;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{Cluster, DependencyGraph, Project};
@@ -48,7 +49,12 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
                 .fargate_profiles
                 .iter_mut()
                 .filter_map(|p| p.resource.as_mut())
-                .chain(c.addons.iter_mut().filter_map(|a| a.resource.as_mut()));
+                .chain(c.addons.iter_mut().filter_map(|a| a.resource.as_mut()))
+                .chain(
+                    c.helm_releases
+                        .iter_mut()
+                        .filter_map(|h| h.resource.as_mut()),
+                );
             for r in refs {
                 r.graph = index;
             }

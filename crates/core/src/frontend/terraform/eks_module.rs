@@ -1,0 +1,442 @@
+//! The terraform-aws-modules/eks module (v17 to v21) and its sub-modules,
+//! read from their inputs. Input names changed across versions: v21 uses
+//! `name`/`addons`/`kubernetes_version`, v18-v20 `cluster_name`/
+//! `cluster_addons`/`cluster_version`, v17 also `node_groups`/`worker_groups`.
+//! The module's profiles are `aws_eks_fargate_profile` inside it, which the
+//! AWS provider creates one at a time per cluster.
+
+use super::eval::{self, span_of};
+use super::{located_str, text, Builder, Ctx};
+use crate::model::{
+    Addon, Capacity, Cluster, FargateProfile, Known, Label, Loc, Located, NodeGroup, Provisioner,
+    ResourceRef, Selector, SubnetRef,
+};
+use crate::source::{FileId, Span};
+use crate::value::{Value, ValueKind};
+use hcl_edit::structure::Block;
+use hcl_edit::Span as _;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `terraform-aws-modules/eks/aws`: a cluster with profiles, node groups, add-ons.
+    Root,
+    /// `//modules/fargate-profile`: one profile.
+    FargateProfile,
+    /// v17 `//modules/fargate`: a map of profiles.
+    FargateV17,
+    /// `//modules/eks-managed-node-group`, `//modules/self-managed-node-group`.
+    NodeGroup,
+    /// `./modules/x`: followed with its inputs.
+    Local(String),
+    Other,
+}
+
+impl Kind {
+    pub fn has_profiles(&self) -> bool {
+        matches!(self, Kind::Root | Kind::FargateProfile | Kind::FargateV17)
+    }
+}
+
+pub fn kind(source: &str) -> Kind {
+    let s = source.trim();
+    if s.starts_with("./") || s.starts_with("../") {
+        return Kind::Local(s.to_string());
+    }
+    let s = s.split('?').next().unwrap_or(s);
+    let (repo, sub) = match s.split_once("//") {
+        // `git::https://...` keeps its scheme's `//`; look for the sub-path after it.
+        Some((a, b)) if a.ends_with(':') => match b.split_once("//") {
+            Some((r, sub)) => (r, Some(sub)),
+            None => (b, None),
+        },
+        Some((a, b)) => (a, Some(b)),
+        None => (s, None),
+    };
+    let eks = repo == "terraform-aws-modules/eks/aws"
+        || repo.ends_with("terraform-aws-modules/terraform-aws-eks")
+        || repo.ends_with("terraform-aws-modules/terraform-aws-eks.git");
+    if !eks {
+        return Kind::Other;
+    }
+    match sub.map(|x| x.trim_end_matches('/')) {
+        None | Some("") => Kind::Root,
+        Some("modules/fargate-profile") => Kind::FargateProfile,
+        Some("modules/fargate") => Kind::FargateV17,
+        Some("modules/eks-managed-node-group")
+        | Some("modules/self-managed-node-group")
+        | Some("modules/node_groups") => Kind::NodeGroup,
+        Some(_) => Kind::Other,
+    }
+}
+
+fn is_false(x: Option<&Value>) -> bool {
+    x.is_some_and(|x| {
+        matches!(x.kind, ValueKind::Bool(false))
+            || matches!(&x.kind, ValueKind::String(s) if s == "false")
+    })
+}
+
+pub fn read(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    name: &str,
+    kind: &Kind,
+    prefix: &str,
+) {
+    let addr = format!("{prefix}module.{name}");
+    let bspan = span_of(file, block.span()).unwrap_or_default();
+    let Known::Known(insts) = ctx.instances(block, file) else {
+        return;
+    };
+    // `count = 0` or `create = false` makes nothing.
+    let Some(inst) = insts.first() else { return };
+    let body = &block.body;
+    let sc = &inst.scope;
+    let attr = |n: &str| ctx.eval_attr(body, n, file, sc);
+    if is_false(attr("create").as_ref()) || is_false(attr("create_eks").as_ref()) {
+        return;
+    }
+    let profiles_node = b.graph.node(&super::graph::profiles_node(&addr));
+    let resource = profiles_node.map(|node| ResourceRef { graph: 0, node });
+    let module_path = format!("module.{name}");
+    let file_text = ctx.env.file(file).map(|f| f.text.clone());
+    let file_text = file_text.as_deref().unwrap_or("");
+    match kind {
+        Kind::Root => {
+            let name_attr = if body.has_attribute("name") {
+                "name"
+            } else {
+                "cluster_name"
+            };
+            let nv = attr(name_attr);
+            let cname = located_str(nv.as_ref(), bspan, &format!("{module_path}.{name_attr}"));
+            let key = match cname.known() {
+                Some(n) => n.clone(),
+                None => format!("terraform:{addr}"),
+            };
+            let cloc = Loc::new(
+                body.get_attribute(name_attr)
+                    .and_then(|a| span_of(file, a.span()))
+                    .unwrap_or(bspan),
+                module_path.clone(),
+            );
+            let mut c = Cluster::new(cname, key, cloc, Provisioner::Terraform);
+            let ver = attr("kubernetes_version").or_else(|| attr("cluster_version"));
+            c.version =
+                ver.map(|v| located_str(Some(&v), bspan, &format!("{module_path}.version")));
+            read_addons(ctx, body, file, sc, &module_path, &mut c);
+            let i = b.add_cluster(c, addr.clone());
+            b.note_capacity(Some(i), node_groups(ctx, block, file, sc, &module_path));
+            let defaults = attr("fargate_profile_defaults");
+            match attr("fargate_profiles") {
+                None => {}
+                Some(fp) => {
+                    read_profile_map(b, i, &fp, defaults.as_ref(), &module_path, resource, bspan)
+                }
+            }
+        }
+        Kind::FargateProfile => {
+            let cexpr = body.get_attribute("cluster_name").map(|a| &a.value);
+            let cval = attr("cluster_name");
+            let loc = Loc::new(bspan, module_path.clone());
+            let ci = b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text);
+            let mut m: Vec<(crate::value::MapKey, Value)> = Vec::new();
+            for k in ["name", "selectors", "subnet_ids"] {
+                if let Some(x) = attr(k) {
+                    m.push((
+                        crate::value::MapKey {
+                            name: k.to_string(),
+                            span: x.span,
+                        },
+                        x,
+                    ));
+                }
+            }
+            let entry = Value::new(ValueKind::Map(m), Some(bspan));
+            let p = profile(name, &entry, None, &module_path, resource, bspan);
+            b.clusters[ci].fargate_profiles.push(p);
+        }
+        Kind::FargateV17 => {
+            let cexpr = body.get_attribute("cluster_name").map(|a| &a.value);
+            let cval = attr("cluster_name");
+            let loc = Loc::new(bspan, module_path.clone());
+            let ci = b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text);
+            if let Some(fp) = attr("fargate_profiles") {
+                read_profile_map(b, ci, &fp, None, &module_path, resource, bspan);
+            }
+        }
+        Kind::NodeGroup => {
+            let cexpr = body.get_attribute("cluster_name").map(|a| &a.value);
+            let cval = attr("cluster_name");
+            let ci = b.cluster_of(cexpr, cval.as_ref(), prefix);
+            let loc = Loc::new(bspan, module_path.clone());
+            if let Some(i) = ci {
+                b.clusters[i].node_groups.push(NodeGroup {
+                    name: located_str(attr("name").as_ref(), bspan, &module_path),
+                    loc: loc.clone(),
+                    managed: true,
+                });
+            }
+            b.note_capacity(ci, Capacity::Declared(loc));
+        }
+        Kind::Local(_) | Kind::Other => {}
+    }
+}
+
+/// Capacity from the module's node group inputs.
+fn node_groups(
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    sc: &eval::Scope,
+    module_path: &str,
+) -> Capacity {
+    let mut unknown = false;
+    for key in [
+        "eks_managed_node_groups",
+        "self_managed_node_groups",
+        "node_groups",
+        "worker_groups",
+        "worker_groups_launch_template",
+    ] {
+        let Some(x) = ctx.eval_attr(&block.body, key, file, sc) else {
+            continue;
+        };
+        let first = match &x.kind {
+            ValueKind::Null => continue,
+            ValueKind::Map(e) => e.first().map(|(k, _)| k.span),
+            ValueKind::List(i) => i.first().map(|v| v.span),
+            _ => {
+                unknown = true;
+                continue;
+            }
+        };
+        if let Some(span) = first {
+            let span = span.or(x.span).unwrap_or_default();
+            return Capacity::Declared(Loc::new(span, format!("{module_path}.{key}")));
+        }
+    }
+    if unknown {
+        Capacity::Unknown
+    } else {
+        Capacity::None
+    }
+}
+
+fn read_addons(
+    ctx: &Ctx<'_, '_>,
+    body: &hcl_edit::structure::Body,
+    file: FileId,
+    sc: &eval::Scope,
+    module_path: &str,
+    c: &mut Cluster,
+) {
+    let key = if body.has_attribute("addons") {
+        "addons"
+    } else {
+        "cluster_addons"
+    };
+    let Some(x) = ctx.eval_attr(body, key, file, sc) else {
+        return;
+    };
+    let ValueKind::Map(entries) = &x.kind else {
+        return;
+    };
+    for (k, a) in entries {
+        let path = format!("{module_path}.{key}.{}", k.name);
+        let span = k.span.or(a.span).unwrap_or_default();
+        let aname = match a.get("name") {
+            Some(n) => located_str(Some(n), span, &path),
+            None => Located::new(Known::Known(k.name.clone()), Loc::new(span, path.clone())),
+        };
+        let configuration = a.get("configuration_values").map(|cv| {
+            let decoded = text::decode(ctx.env, cv);
+            Located::new(
+                decoded.into(),
+                Loc::new(
+                    cv.span.unwrap_or(span),
+                    format!("{path}.configuration_values"),
+                ),
+            )
+        });
+        c.addons.push(Addon {
+            name: aname,
+            loc: Loc::new(span, path.clone()),
+            version: a
+                .get("addon_version")
+                .map(|v| located_str(Some(v), span, &format!("{path}.addon_version"))),
+            configuration,
+            before_compute: matches!(
+                a.get("before_compute").map(|v| &v.kind),
+                Some(ValueKind::Bool(true))
+            ),
+            resource: None,
+        });
+    }
+}
+
+fn read_profile_map(
+    b: &mut Builder,
+    ci: usize,
+    fp: &Value,
+    defaults: Option<&Value>,
+    module_path: &str,
+    resource: Option<ResourceRef>,
+    bspan: Span,
+) {
+    let ValueKind::Map(entries) = &fp.kind else {
+        if !matches!(fp.kind, ValueKind::Null) {
+            b.clusters[ci].profiles_incomplete = true;
+        }
+        return;
+    };
+    for (k, entry) in entries {
+        if entry.is_unknown() {
+            b.clusters[ci].profiles_incomplete = true;
+            continue;
+        }
+        if is_false(entry.get("create")) {
+            continue;
+        }
+        let path = format!("{module_path}.fargate_profiles.{}", k.name);
+        let span = k.span.unwrap_or(bspan);
+        let p = profile(&k.name, entry, defaults, &path, resource, span);
+        b.clusters[ci].fargate_profiles.push(p);
+    }
+}
+
+/// A profile from `{ name, selectors = [{namespace, labels}], subnet_ids }`.
+fn profile(
+    key: &str,
+    entry: &Value,
+    defaults: Option<&Value>,
+    path: &str,
+    resource: Option<ResourceRef>,
+    span: Span,
+) -> FargateProfile {
+    let name = match entry.get("name") {
+        Some(n) => located_str(Some(n), span, &format!("{path}.name")),
+        None => Located::new(Known::Known(key.to_string()), Loc::new(span, path)),
+    };
+    let sel_val = entry
+        .get("selectors")
+        .or_else(|| defaults.and_then(|d| d.get("selectors")));
+    let selectors_loc = Loc::new(
+        sel_val.and_then(|s| s.span).unwrap_or(span),
+        format!("{path}.selectors"),
+    );
+    let selectors = match sel_val {
+        None => Known::Known(Vec::new()),
+        Some(s) => selectors_from_list(s, &format!("{path}.selectors")),
+    };
+    let subnets = entry
+        .get("subnet_ids")
+        .or_else(|| entry.get("subnets"))
+        .or_else(|| defaults.and_then(|d| d.get("subnet_ids")));
+    FargateProfile {
+        name,
+        loc: Loc::new(span, path),
+        selectors,
+        selectors_loc,
+        subnets: subnets.map_or(Known::Unknown, |s| {
+            subnet_refs(s, &format!("{path}.subnet_ids"))
+        }),
+        pod_execution_role: None,
+        resource,
+        created_concurrently: false,
+    }
+}
+
+pub fn subnet_refs(s: &Value, path: &str) -> Known<Vec<SubnetRef>> {
+    match &s.kind {
+        ValueKind::List(items) => Known::Known(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| SubnetRef {
+                    id: located_str(
+                        Some(x),
+                        x.span.or(s.span).unwrap_or_default(),
+                        &format!("{path}[{i}]"),
+                    ),
+                    visibility: Known::Unknown,
+                    evidence: None,
+                })
+                .collect(),
+        ),
+        _ => Known::Unknown,
+    }
+}
+
+/// `[{ namespace, labels }]`, labels as a map or as awscc's `[{key, value}]`.
+pub fn selectors_from_list(s: &Value, path: &str) -> Known<Vec<Selector>> {
+    let ValueKind::List(items) = &s.kind else {
+        return Known::Unknown;
+    };
+    Known::Known(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| selector(x, &format!("{path}[{i}]"), s.span.unwrap_or_default()))
+            .collect(),
+    )
+}
+
+pub fn selector(x: &Value, path: &str, fallback: Span) -> Selector {
+    let span = x.span.unwrap_or(fallback);
+    let namespace = located_str(x.get("namespace"), span, &format!("{path}.namespace"));
+    let (labels, labels_loc) = match x.get("labels") {
+        None => (
+            if x.is_unknown() {
+                Known::Unknown
+            } else {
+                Known::Known(Vec::new())
+            },
+            None,
+        ),
+        Some(l) => {
+            let lpath = format!("{path}.labels");
+            let loc = Loc::new(l.span.unwrap_or(span), lpath.clone());
+            (labels_of(l, &lpath, span), Some(loc))
+        }
+    };
+    Selector {
+        loc: Loc::new(span, path),
+        namespace,
+        labels,
+        labels_loc,
+    }
+}
+
+pub fn labels_of(l: &Value, path: &str, fallback: Span) -> Known<Vec<Label>> {
+    match &l.kind {
+        ValueKind::Null => Known::Known(Vec::new()),
+        ValueKind::Map(entries) => Known::Known(
+            entries
+                .iter()
+                .map(|(k, val)| Label {
+                    key: Known::Known(k.name.clone()),
+                    value: eval::scalar_text(val).into(),
+                    loc: Loc::new(
+                        k.span.or(val.span).unwrap_or(fallback),
+                        format!("{path}.{}", k.name),
+                    ),
+                })
+                .collect(),
+        ),
+        ValueKind::List(items) => Known::Known(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| Label {
+                    key: it.get("key").and_then(eval::scalar_text).into(),
+                    value: it.get("value").and_then(eval::scalar_text).into(),
+                    loc: Loc::new(it.span.unwrap_or(fallback), format!("{path}[{i}]")),
+                })
+                .collect(),
+        ),
+        _ => Known::Unknown,
+    }
+}

@@ -1,0 +1,674 @@
+//! Expression evaluation over hcl-edit's tree, so every value keeps the span
+//! where it was written. Whatever cannot be resolved (a data source, a
+//! resource attribute the code does not set, an unknown function) is
+//! `ValueKind::Unknown`; a definite failure (a missing key in a known map) is
+//! `Err(Fail)`, which `try()` and `can()` rely on.
+
+use super::functions;
+use crate::source::{FileId, SourceFile, Span};
+use crate::sources::Sources;
+use crate::value::{MapKey, Value, ValueKind};
+use hcl_edit::expr::{BinaryOperator, Expression, ObjectKey, TraversalOperator, UnaryOperator};
+use hcl_edit::template::{Element, Template};
+use hcl_edit::Span as _;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A definite evaluation failure (not an unknown value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fail;
+
+pub type R = Result<Value, Fail>;
+
+/// Work bounds: hostile input must not hang or exhaust memory.
+pub const MAX_STEPS: u64 = 2_000_000;
+pub const MAX_COLLECTION: usize = 10_000;
+const MAX_DEPTH: u32 = 200;
+
+/// Text whose YAML structure Helm reads, registered by the span of the value
+/// that carries it: a heredoc body, a values file read by `file`/`templatefile`.
+#[derive(Clone, Copy, Debug)]
+pub struct TextSource {
+    /// The raw text in its file.
+    pub body: Span,
+    /// `${...}` in it are interpolations (heredocs, `templatefile`).
+    pub template: bool,
+}
+
+/// What one module folder declares, borrowed from its parsed files.
+#[derive(Default)]
+pub struct Decls<'a> {
+    pub variables: HashMap<String, (FileId, Option<&'a Expression>)>,
+    pub locals: HashMap<String, (FileId, &'a Expression)>,
+    /// `type.name` → the resource's body (for attributes written in code).
+    pub resources: HashMap<String, (FileId, &'a hcl_edit::structure::Body, bool)>,
+}
+
+enum LocalState {
+    InProgress,
+    Done(Value),
+}
+
+/// Variables bound by `for`, `each`, `count` and dynamic-block iterators.
+pub type Scope = Vec<(String, Value)>;
+
+pub struct Env<'a> {
+    pub decls: &'a Decls<'a>,
+    /// Variable values: module inputs or tfvars, over defaults.
+    pub vars: HashMap<String, Value>,
+    locals: RefCell<HashMap<String, LocalState>>,
+    resource_guard: RefCell<Vec<String>>,
+    pub texts: RefCell<HashMap<Span, TextSource>>,
+    /// Structured data behind `yamlencode`/`jsonencode` results, by call span.
+    pub encoded: RefCell<HashMap<Span, Value>>,
+    steps: Cell<u64>,
+    depth: Cell<u32>,
+    pub sources: &'a Sources,
+    pub dir: PathBuf,
+    pub files: RefCell<HashMap<FileId, Arc<SourceFile>>>,
+    pub limits: crate::tree::Limits,
+}
+
+pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
+    r.map(|r| Span::new(file, r.start, r.end))
+}
+
+pub fn v(kind: ValueKind, span: Option<Span>) -> Value {
+    Value::new(kind, span)
+}
+
+pub fn unknown(span: Option<Span>) -> R {
+    Ok(Value::unknown(span))
+}
+
+impl<'a> Env<'a> {
+    pub fn new(decls: &'a Decls<'a>, sources: &'a Sources, dir: PathBuf) -> Env<'a> {
+        Env {
+            decls,
+            vars: HashMap::new(),
+            locals: RefCell::new(HashMap::new()),
+            resource_guard: RefCell::new(Vec::new()),
+            texts: RefCell::new(HashMap::new()),
+            encoded: RefCell::new(HashMap::new()),
+            steps: Cell::new(0),
+            depth: Cell::new(0),
+            sources,
+            dir,
+            files: RefCell::new(HashMap::new()),
+            limits: crate::tree::Limits::default(),
+        }
+    }
+
+    pub fn budget_left(&self) -> bool {
+        self.steps.get() < MAX_STEPS
+    }
+
+    pub fn file(&self, id: FileId) -> Option<Arc<SourceFile>> {
+        self.files.borrow().get(&id).cloned()
+    }
+
+    /// Evaluate one expression written in `file`.
+    pub fn eval(&self, expr: &Expression, file: FileId, scope: &Scope) -> R {
+        self.steps.set(self.steps.get() + 1);
+        let span = span_of(file, expr.span());
+        if !self.budget_left() || self.depth.get() > MAX_DEPTH {
+            return unknown(span);
+        }
+        self.depth.set(self.depth.get() + 1);
+        let r = self.eval_inner(expr, file, scope, span);
+        self.depth.set(self.depth.get() - 1);
+        r
+    }
+
+    fn eval_inner(&self, expr: &Expression, file: FileId, scope: &Scope, span: Option<Span>) -> R {
+        match expr {
+            Expression::Null(_) => Ok(v(ValueKind::Null, span)),
+            Expression::Bool(b) => Ok(v(ValueKind::Bool(*b.value()), span)),
+            Expression::Number(n) => Ok(v(ValueKind::Number(n.value().to_string()), span)),
+            Expression::String(s) => Ok(v(ValueKind::String(s.value().to_string()), span)),
+            Expression::Array(a) => {
+                let mut items = Vec::new();
+                for e in a.iter() {
+                    items.push(self.eval(e, file, scope)?);
+                    if items.len() > MAX_COLLECTION {
+                        return unknown(span);
+                    }
+                }
+                Ok(v(ValueKind::List(items), span))
+            }
+            Expression::Object(o) => {
+                let mut entries: Vec<(MapKey, Value)> = Vec::new();
+                for (k, val) in o.iter() {
+                    let kspan = span_of(file, k.span());
+                    let name = match k {
+                        ObjectKey::Ident(i) => i.as_str().to_string(),
+                        ObjectKey::Expression(e) => {
+                            // A bare traversal key such as `(var.x)` is evaluated;
+                            // a plain variable name stands for itself.
+                            if let Expression::Variable(var) = e {
+                                var.as_str().to_string()
+                            } else {
+                                let kv = self.eval(e, file, scope)?;
+                                match scalar_text(&kv) {
+                                    Some(s) => s,
+                                    None if kv.is_unknown() => return unknown(span),
+                                    None => return Err(Fail),
+                                }
+                            }
+                        }
+                    };
+                    let value = self.eval(val.expr(), file, scope)?;
+                    entries.retain(|(ek, _)| ek.name != name);
+                    entries.push((MapKey { name, span: kspan }, value));
+                }
+                Ok(v(ValueKind::Map(entries), span))
+            }
+            Expression::StringTemplate(t) => self.render(t, file, scope, span),
+            Expression::HeredocTemplate(h) => {
+                if let Some(s) = span {
+                    self.register_heredoc(s);
+                }
+                let mut h = (**h).clone();
+                if h.indent().is_some() {
+                    h.dedent();
+                }
+                self.render(&h.template, file, scope, span)
+            }
+            Expression::Parenthesis(p) => self.eval(p.inner(), file, scope),
+            Expression::Variable(var) => self.variable(var.as_str(), scope, span),
+            Expression::Conditional(c) => {
+                let cond = self.eval(&c.cond_expr, file, scope)?;
+                match cond.kind {
+                    ValueKind::Bool(true) => self.eval(&c.true_expr, file, scope),
+                    ValueKind::Bool(false) => self.eval(&c.false_expr, file, scope),
+                    ValueKind::String(ref s) if s == "true" => self.eval(&c.true_expr, file, scope),
+                    ValueKind::String(ref s) if s == "false" => {
+                        self.eval(&c.false_expr, file, scope)
+                    }
+                    ValueKind::Unknown => unknown(span),
+                    _ => Err(Fail),
+                }
+            }
+            Expression::FuncCall(f) => {
+                if f.name.is_namespaced() {
+                    return unknown(span);
+                }
+                functions::call(self, f.name.name.as_str(), &f.args, file, scope, span)
+            }
+            Expression::Traversal(t) => self.traversal(t, file, scope, span),
+            Expression::UnaryOp(u) => {
+                let x = self.eval(&u.expr, file, scope)?;
+                match (u.operator.value(), &x.kind) {
+                    (_, ValueKind::Unknown) => unknown(span),
+                    (UnaryOperator::Not, ValueKind::Bool(b)) => Ok(v(ValueKind::Bool(!b), span)),
+                    (UnaryOperator::Neg, _) => match as_num(&x) {
+                        Some(n) => Ok(num(-n, span)),
+                        None => Err(Fail),
+                    },
+                    _ => Err(Fail),
+                }
+            }
+            Expression::BinaryOp(b) => self.binary(b, file, scope, span),
+            Expression::ForExpr(f) => self.for_expr(f, file, scope, span),
+        }
+    }
+
+    fn register_heredoc(&self, span: Span) {
+        let Some(f) = self.file(span.file) else {
+            return;
+        };
+        let raw = f.slice(span);
+        // The body starts after the first newline and ends at the line of the
+        // closing delimiter.
+        let Some(nl) = raw.find('\n') else { return };
+        let trimmed = raw.trim_end_matches([' ', '\t', '\r', '\n']);
+        let end = trimmed.rfind('\n').map_or(trimmed.len(), |i| i + 1);
+        let start = nl + 1;
+        if end < start {
+            return;
+        }
+        let body = Span::new(
+            span.file,
+            span.start as usize + start,
+            span.start as usize + end,
+        );
+        self.texts.borrow_mut().insert(
+            span,
+            TextSource {
+                body,
+                template: true,
+            },
+        );
+    }
+
+    fn render(&self, t: &Template, file: FileId, scope: &Scope, span: Option<Span>) -> R {
+        let mut out = String::new();
+        let mut unknown_part = false;
+        for el in t.iter() {
+            match el {
+                Element::Literal(l) => out.push_str(l.value()),
+                Element::Interpolation(i) => {
+                    let x = self.eval(&i.expr, file, scope)?;
+                    match &x.kind {
+                        ValueKind::Unknown => unknown_part = true,
+                        _ => match scalar_text(&x) {
+                            Some(s) => out.push_str(&s),
+                            None if matches!(x.kind, ValueKind::Null) => return Err(Fail),
+                            None => return Err(Fail),
+                        },
+                    }
+                }
+                Element::Directive(_) => unknown_part = true,
+            }
+            if out.len() > 16 * 1024 * 1024 {
+                return unknown(span);
+            }
+        }
+        if unknown_part {
+            return unknown(span);
+        }
+        Ok(v(ValueKind::String(out), span))
+    }
+
+    fn variable(&self, name: &str, scope: &Scope, span: Option<Span>) -> R {
+        if let Some((_, val)) = scope.iter().rev().find(|(n, _)| n == name) {
+            return Ok(val.clone());
+        }
+        // Roots such as `var`, `local`, `module` are only meaningful with a
+        // traversal; a bare one is unknown.
+        unknown(span)
+    }
+
+    fn traversal(
+        &self,
+        t: &hcl_edit::expr::Traversal,
+        file: FileId,
+        scope: &Scope,
+        span: Option<Span>,
+    ) -> R {
+        let ops: Vec<&TraversalOperator> = t.operators.iter().map(|o| o.value()).collect();
+        let (mut cur, consumed) = match &t.expr {
+            Expression::Variable(root) => {
+                let root = root.as_str();
+                if scope.iter().any(|(n, _)| n == root) {
+                    (self.variable(root, scope, span)?, 0)
+                } else {
+                    self.root_ref(root, &ops, file, scope, span)?
+                }
+            }
+            other => (self.eval(other, file, scope)?, 0),
+        };
+        let mut i = consumed;
+        while i < ops.len() {
+            if cur.is_unknown() {
+                return unknown(span);
+            }
+            match ops[i] {
+                TraversalOperator::GetAttr(name) => {
+                    cur = get_key(&cur, name.as_str())?;
+                }
+                TraversalOperator::Index(e) => {
+                    let k = self.eval(e, file, scope)?;
+                    cur = index(&cur, &k)?;
+                }
+                TraversalOperator::LegacyIndex(n) => {
+                    let k = v(ValueKind::Number(n.value().to_string()), None);
+                    cur = index(&cur, &k)?;
+                }
+                TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_) => {
+                    let items = match &cur.kind {
+                        ValueKind::List(items) => items.clone(),
+                        ValueKind::Null => Vec::new(),
+                        _ => vec![cur.clone()],
+                    };
+                    let rest = &ops[i + 1..];
+                    let mut out = Vec::new();
+                    for item in items {
+                        let mut x = item;
+                        for op in rest {
+                            if x.is_unknown() {
+                                break;
+                            }
+                            x = match op {
+                                TraversalOperator::GetAttr(n) => get_key(&x, n.as_str())?,
+                                TraversalOperator::Index(e) => {
+                                    let k = self.eval(e, file, scope)?;
+                                    index(&x, &k)?
+                                }
+                                _ => Value::unknown(span),
+                            };
+                        }
+                        out.push(x);
+                    }
+                    return Ok(v(ValueKind::List(out), span));
+                }
+            }
+            i += 1;
+        }
+        cur.span = cur.span.or(span);
+        Ok(cur)
+    }
+
+    /// Resolve `var.x`, `local.x`, `path.module`, `each.*`... Returns the value
+    /// and how many traversal operators it used.
+    fn root_ref(
+        &self,
+        root: &str,
+        ops: &[&TraversalOperator],
+        file: FileId,
+        scope: &Scope,
+        span: Option<Span>,
+    ) -> Result<(Value, usize), Fail> {
+        let first = match ops.first() {
+            Some(TraversalOperator::GetAttr(n)) => n.as_str(),
+            _ => return Ok((Value::unknown(span), ops.len())),
+        };
+        match root {
+            "var" => match self.vars.get(first) {
+                Some(val) => Ok((val.clone(), 1)),
+                None => Ok((Value::unknown(span), ops.len())),
+            },
+            "local" => Ok((self.local(first)?, 1)),
+            "path" => match first {
+                "module" | "root" | "cwd" => Ok((v(ValueKind::String(".".into()), span), 1)),
+                _ => Ok((Value::unknown(span), ops.len())),
+            },
+            "terraform" if first == "workspace" => {
+                Ok((v(ValueKind::String("default".into()), span), 1))
+            }
+            "module" | "data" | "terraform" | "self" | "each" | "count" => {
+                Ok((Value::unknown(span), ops.len()))
+            }
+            rtype => {
+                // `aws_eks_cluster.this.name`: the attribute as written in code.
+                let key = format!("{rtype}.{first}");
+                let Some(&(rfile, body, repeated)) = self.decls.resources.get(&key) else {
+                    return Ok((Value::unknown(span), ops.len()));
+                };
+                let attr = match ops.get(1) {
+                    Some(TraversalOperator::GetAttr(a)) if !repeated => a.as_str(),
+                    _ => return Ok((Value::unknown(span), ops.len())),
+                };
+                let Some(a) = body.get_attribute(attr) else {
+                    return Ok((Value::unknown(span), ops.len()));
+                };
+                let guard_key = format!("{key}.{attr}");
+                if self.resource_guard.borrow().contains(&guard_key) {
+                    return Ok((Value::unknown(span), ops.len()));
+                }
+                self.resource_guard.borrow_mut().push(guard_key);
+                let r = self.eval(&a.value, rfile, &Vec::new());
+                self.resource_guard.borrow_mut().pop();
+                let _ = file;
+                let _ = scope;
+                Ok((r.unwrap_or_else(|_| Value::unknown(span)), 2))
+            }
+        }
+    }
+
+    pub fn local(&self, name: &str) -> R {
+        match self.locals.borrow().get(name) {
+            Some(LocalState::Done(val)) => return Ok(val.clone()),
+            Some(LocalState::InProgress) => return unknown(None),
+            None => {}
+        }
+        let Some(&(file, expr)) = self.decls.locals.get(name) else {
+            return Err(Fail);
+        };
+        self.locals
+            .borrow_mut()
+            .insert(name.to_string(), LocalState::InProgress);
+        let val = self
+            .eval(expr, file, &Vec::new())
+            .unwrap_or_else(|_| Value::unknown(span_of(file, expr.span())));
+        self.locals
+            .borrow_mut()
+            .insert(name.to_string(), LocalState::Done(val.clone()));
+        Ok(val)
+    }
+
+    fn binary(
+        &self,
+        b: &hcl_edit::expr::BinaryOp,
+        file: FileId,
+        scope: &Scope,
+        span: Option<Span>,
+    ) -> R {
+        let op = *b.operator.value();
+        let l = self.eval(&b.lhs_expr, file, scope)?;
+        // Short-circuit on known booleans, as Terraform does not, but the
+        // result is the same for known operands.
+        if op == BinaryOperator::And && matches!(l.kind, ValueKind::Bool(false)) {
+            return Ok(v(ValueKind::Bool(false), span));
+        }
+        if op == BinaryOperator::Or && matches!(l.kind, ValueKind::Bool(true)) {
+            return Ok(v(ValueKind::Bool(true), span));
+        }
+        let r = self.eval(&b.rhs_expr, file, scope)?;
+        if l.is_unknown() || r.is_unknown() {
+            return unknown(span);
+        }
+        let bool_of = |x: &Value| match &x.kind {
+            ValueKind::Bool(b) => Some(*b),
+            ValueKind::String(s) if s == "true" => Some(true),
+            ValueKind::String(s) if s == "false" => Some(false),
+            _ => None,
+        };
+        match op {
+            BinaryOperator::Eq => Ok(v(ValueKind::Bool(same(&l, &r)), span)),
+            BinaryOperator::NotEq => Ok(v(ValueKind::Bool(!same(&l, &r)), span)),
+            BinaryOperator::And | BinaryOperator::Or => match (bool_of(&l), bool_of(&r)) {
+                (Some(x), Some(y)) => Ok(v(
+                    ValueKind::Bool(if op == BinaryOperator::And {
+                        x && y
+                    } else {
+                        x || y
+                    }),
+                    span,
+                )),
+                _ => Err(Fail),
+            },
+            _ => {
+                let (Some(x), Some(y)) = (as_num(&l), as_num(&r)) else {
+                    return Err(Fail);
+                };
+                let res = match op {
+                    BinaryOperator::Plus => x + y,
+                    BinaryOperator::Minus => x - y,
+                    BinaryOperator::Mul => x * y,
+                    BinaryOperator::Div if y != 0.0 => x / y,
+                    BinaryOperator::Mod if y != 0.0 => x % y,
+                    BinaryOperator::Less => return Ok(v(ValueKind::Bool(x < y), span)),
+                    BinaryOperator::LessEq => return Ok(v(ValueKind::Bool(x <= y), span)),
+                    BinaryOperator::Greater => return Ok(v(ValueKind::Bool(x > y), span)),
+                    BinaryOperator::GreaterEq => return Ok(v(ValueKind::Bool(x >= y), span)),
+                    _ => return Err(Fail),
+                };
+                Ok(num(res, span))
+            }
+        }
+    }
+
+    fn for_expr(
+        &self,
+        f: &hcl_edit::expr::ForExpr,
+        file: FileId,
+        scope: &Scope,
+        span: Option<Span>,
+    ) -> R {
+        let coll = self.eval(&f.intro.collection_expr, file, scope)?;
+        let pairs: Vec<(Value, Value)> = match &coll.kind {
+            ValueKind::Unknown => return unknown(span),
+            ValueKind::List(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (num(i as f64, None), x.clone()))
+                .collect(),
+            ValueKind::Map(entries) => {
+                let mut e: Vec<_> = entries.iter().collect();
+                e.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+                e.into_iter()
+                    .map(|(k, x)| (v(ValueKind::String(k.name.clone()), k.span), x.clone()))
+                    .collect()
+            }
+            _ => return Err(Fail),
+        };
+        let mut inner = scope.clone();
+        let base = inner.len();
+        let mut list = Vec::new();
+        let mut map: Vec<(MapKey, Value)> = Vec::new();
+        for (k, x) in pairs {
+            inner.truncate(base);
+            match &f.intro.key_var {
+                Some(kv) => {
+                    inner.push((kv.as_str().to_string(), k));
+                    inner.push((f.intro.value_var.as_str().to_string(), x));
+                }
+                None => inner.push((f.intro.value_var.as_str().to_string(), x)),
+            }
+            if let Some(c) = &f.cond {
+                let c = self.eval(&c.expr, file, &inner)?;
+                match c.kind {
+                    ValueKind::Bool(true) => {}
+                    ValueKind::Bool(false) => continue,
+                    ValueKind::Unknown => return unknown(span),
+                    _ => return Err(Fail),
+                }
+            }
+            let val = self.eval(&f.value_expr, file, &inner)?;
+            match &f.key_expr {
+                Some(ke) => {
+                    let kv = self.eval(ke, file, &inner)?;
+                    let Some(name) = scalar_text(&kv) else {
+                        return if kv.is_unknown() {
+                            unknown(span)
+                        } else {
+                            Err(Fail)
+                        };
+                    };
+                    if f.grouping {
+                        match map.iter_mut().find(|(mk, _)| mk.name == name) {
+                            Some((_, slot)) => {
+                                if let ValueKind::List(items) = &mut slot.kind {
+                                    items.push(val);
+                                }
+                            }
+                            None => map.push((
+                                MapKey {
+                                    name,
+                                    span: kv.span,
+                                },
+                                v(ValueKind::List(vec![val]), span),
+                            )),
+                        }
+                    } else {
+                        if map.iter().any(|(mk, _)| mk.name == name) {
+                            // Terraform rejects duplicate keys without `...`.
+                            return Err(Fail);
+                        }
+                        map.push((
+                            MapKey {
+                                name,
+                                span: kv.span,
+                            },
+                            val,
+                        ));
+                    }
+                }
+                None => list.push(val),
+            }
+            if list.len() + map.len() > MAX_COLLECTION || !self.budget_left() {
+                return unknown(span);
+            }
+        }
+        if f.key_expr.is_some() {
+            Ok(v(ValueKind::Map(map), span))
+        } else {
+            Ok(v(ValueKind::List(list), span))
+        }
+    }
+}
+
+/// The text of a string, number or bool, as Terraform converts it.
+pub fn scalar_text(x: &Value) -> Option<String> {
+    match &x.kind {
+        ValueKind::String(s) | ValueKind::Number(s) => Some(s.clone()),
+        ValueKind::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+pub fn as_num(x: &Value) -> Option<f64> {
+    match &x.kind {
+        ValueKind::Number(s) | ValueKind::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+pub fn num(n: f64, span: Option<Span>) -> Value {
+    let text = if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    };
+    v(ValueKind::Number(text), span)
+}
+
+/// Structural equality, ignoring spans.
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (&a.kind, &b.kind) {
+        (ValueKind::Number(_), ValueKind::Number(_)) => as_num(a) == as_num(b),
+        (ValueKind::List(x), ValueKind::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (ValueKind::Map(x), ValueKind::Map(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, p)| {
+                    y.iter()
+                        .find(|(k2, _)| k2.name == k.name)
+                        .is_some_and(|(_, q)| same(p, q))
+                })
+        }
+        (x, y) => x == y,
+    }
+}
+
+pub fn get_key(cur: &Value, name: &str) -> R {
+    match &cur.kind {
+        ValueKind::Unknown => Ok(cur.clone()),
+        ValueKind::Map(_) => cur.get(name).cloned().ok_or(Fail),
+        _ => Err(Fail),
+    }
+}
+
+pub fn index(cur: &Value, k: &Value) -> R {
+    if k.is_unknown() || cur.is_unknown() {
+        return Ok(Value::unknown(cur.span));
+    }
+    match &cur.kind {
+        ValueKind::List(items) => {
+            let i = as_num(k).ok_or(Fail)?;
+            if i < 0.0 || i.fract() != 0.0 {
+                return Err(Fail);
+            }
+            items.get(i as usize).cloned().ok_or(Fail)
+        }
+        ValueKind::Map(_) => {
+            let name = scalar_text(k).ok_or(Fail)?;
+            cur.get(&name).cloned().ok_or(Fail)
+        }
+        _ => Err(Fail),
+    }
+}
+
+/// Whether a value has an unknown part anywhere.
+pub fn has_unknown(x: &Value) -> bool {
+    match &x.kind {
+        ValueKind::Unknown => true,
+        ValueKind::List(items) => items.iter().any(has_unknown),
+        ValueKind::Map(entries) => entries.iter().any(|(_, v)| has_unknown(v)),
+        _ => false,
+    }
+}

@@ -1,0 +1,316 @@
+//! `helm_release`: the values Helm will install with, merged in Helm's order
+//! (each `values` entry, then `set`/`set_list`/`set_sensitive`), keeping the
+//! span of every key and value: into the heredoc, the HCL object given to
+//! `yamlencode`, or the values file.
+
+use super::eval::span_of;
+use super::{located_str, text, Builder, Ctx};
+use crate::model::{HelmRelease, Known, Loc, Located, ResourceRef, ValueSource, ValueSourceKind};
+use crate::source::{FileId, Span};
+use crate::value::{MapKey, Value, ValueKind};
+use hcl_edit::structure::Block;
+use hcl_edit::Span as _;
+
+pub fn read(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    name: &str,
+    prefix: &str,
+) {
+    let addr = format!("{prefix}helm_release.{name}");
+    let resource = b
+        .graph
+        .node(&addr)
+        .map(|node| ResourceRef { graph: 0, node });
+    // The header `resource "helm_release" "x"`: where a missing value is reported.
+    let header = header_span(ctx, block, file);
+    let Known::Known(insts) = ctx.instances(block, file) else {
+        return;
+    };
+    let body = &block.body;
+    for inst in insts {
+        let path = format!("{addr}{}", inst.suffix);
+        let sc = &inst.scope;
+        let attr = |n: &str| ctx.eval_attr(body, n, file, sc);
+        let namespace = match attr("namespace") {
+            Some(ns) => located_str(Some(&ns), header, &format!("{path}.namespace")),
+            None => Located::new(
+                Known::Known("default".to_string()),
+                Loc::new(header, format!("{path}.namespace")),
+            ),
+        };
+        let mut sources = Vec::new();
+        let values = merged_values(ctx, block, file, sc, &path, &mut sources);
+        b.releases.push(HelmRelease {
+            name: located_str(attr("name").as_ref(), header, &format!("{path}.name")),
+            chart: located_str(attr("chart").as_ref(), header, &format!("{path}.chart")),
+            repository: attr("repository")
+                .map(|r| located_str(Some(&r), header, &format!("{path}.repository"))),
+            version: attr("version")
+                .map(|r| located_str(Some(&r), header, &format!("{path}.version"))),
+            namespace,
+            values,
+            value_sources: sources,
+            resource,
+            loc: Loc::new(header, path),
+        });
+    }
+}
+
+fn header_span(ctx: &Ctx<'_, '_>, block: &Block, file: FileId) -> Span {
+    let whole = span_of(file, block.span()).unwrap_or_default();
+    let Some(f) = ctx.env.file(file) else {
+        return whole;
+    };
+    let text = f.slice(whole);
+    let end = text.find('{').map_or(text.len(), |i| i);
+    let header = text[..end].trim_end();
+    Span::new(
+        file,
+        whole.start as usize,
+        whole.start as usize + header.len(),
+    )
+}
+
+fn merged_values(
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    sc: &super::eval::Scope,
+    path: &str,
+    sources: &mut Vec<ValueSource>,
+) -> Known<Value> {
+    let body = &block.body;
+    let mut acc = Value::new(ValueKind::Map(Vec::new()), None);
+    if let Some(list) = ctx.eval_attr(body, "values", file, sc) {
+        let ValueKind::List(items) = &list.kind else {
+            return Known::Unknown;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let kind = match item.span {
+                Some(s) if ctx.env.encoded.borrow().contains_key(&s) => ValueSourceKind::Encoded,
+                Some(s) if s.file != file => ValueSourceKind::File,
+                _ => ValueSourceKind::Text,
+            };
+            let Some(doc) = text::decode(ctx.env, item) else {
+                return Known::Unknown;
+            };
+            sources.push(ValueSource {
+                kind,
+                loc: Loc::new(item.span.unwrap_or_default(), format!("{path}.values[{i}]")),
+            });
+            match doc.kind {
+                ValueKind::Null => {}
+                ValueKind::Map(_) => merge(&mut acc, doc, 0),
+                _ => return Known::Unknown,
+            }
+        }
+    }
+    for kind in ["set", "set_list", "set_sensitive"] {
+        // Provider 3.x: `set = [{ name, value }]`; 2.x: `set { ... }` blocks.
+        let mut entries: Vec<(Option<Value>, Option<Value>, Option<Value>)> = Vec::new();
+        if let Some(list) = ctx.eval_attr(body, kind, file, sc) {
+            let ValueKind::List(items) = &list.kind else {
+                return Known::Unknown;
+            };
+            for it in items {
+                if it.is_unknown() {
+                    return Known::Unknown;
+                }
+                entries.push((
+                    it.get("name").cloned(),
+                    it.get("value").cloned(),
+                    it.get("type").cloned(),
+                ));
+            }
+        }
+        let Known::Known(blocks) = ctx.blocks(body, kind, file, sc) else {
+            return Known::Unknown;
+        };
+        for sb in &blocks {
+            entries.push((
+                ctx.eval_attr(sb.body, "name", sb.file, &sb.scope),
+                ctx.eval_attr(sb.body, "value", sb.file, &sb.scope),
+                ctx.eval_attr(sb.body, "type", sb.file, &sb.scope),
+            ));
+        }
+        for (n, val, ty) in entries {
+            let Some(n) = n else { continue };
+            let Some(name) = super::eval::scalar_text(&n) else {
+                return Known::Unknown;
+            };
+            let Some(segs) = parse_path(&name) else {
+                return Known::Unknown;
+            };
+            let val = val.unwrap_or_else(|| Value::new(ValueKind::Null, n.span));
+            let typed_string =
+                ty.as_ref().and_then(super::eval::scalar_text).as_deref() == Some("string");
+            let leaf = if kind == "set_list" {
+                val
+            } else {
+                set_value(val, typed_string)
+            };
+            sources.push(ValueSource {
+                kind: ValueSourceKind::Set,
+                loc: Loc::new(n.span.unwrap_or_default(), format!("{path}.{kind}")),
+            });
+            if !insert(&mut acc, &segs, leaf, n.span) {
+                return Known::Unknown;
+            }
+        }
+    }
+    Known::Known(acc)
+}
+
+/// Helm's `--set` typing: `true`/`false` are booleans, integers numbers.
+fn set_value(val: Value, typed_string: bool) -> Value {
+    let ValueKind::String(s) = &val.kind else {
+        return val;
+    };
+    if typed_string {
+        return val;
+    }
+    let kind = match s.as_str() {
+        "true" => ValueKind::Bool(true),
+        "false" => ValueKind::Bool(false),
+        "null" => ValueKind::Null,
+        t if !t.is_empty() && t.parse::<i64>().is_ok() => ValueKind::Number(t.to_string()),
+        _ => return val,
+    };
+    Value::new(kind, val.span)
+}
+
+#[derive(Debug, PartialEq)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// `a.b[0].c`, with `\.` an escaped dot in a key.
+pub fn parse_path(p: &str) -> Option<Vec<Seg>> {
+    let mut segs = Vec::new();
+    let mut cur = String::new();
+    let mut chars = p.chars().peekable();
+    let mut after_index = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(n) => cur.push(n),
+                None => return None,
+            },
+            '.' => {
+                if !cur.is_empty() {
+                    segs.push(Seg::Key(std::mem::take(&mut cur)));
+                } else if !after_index {
+                    return None;
+                }
+                after_index = false;
+            }
+            '[' => {
+                if !cur.is_empty() {
+                    segs.push(Seg::Key(std::mem::take(&mut cur)));
+                }
+                let mut n = String::new();
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        break;
+                    }
+                    n.push(d);
+                }
+                let i: usize = n.trim().parse().ok()?;
+                if i > 10_000 {
+                    return None;
+                }
+                segs.push(Seg::Index(i));
+                after_index = true;
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        segs.push(Seg::Key(cur));
+    }
+    if segs.is_empty() {
+        None
+    } else {
+        Some(segs)
+    }
+}
+
+fn insert(node: &mut Value, segs: &[Seg], leaf: Value, key_span: Option<Span>) -> bool {
+    let Some((first, rest)) = segs.split_first() else {
+        *node = leaf;
+        return true;
+    };
+    match first {
+        Seg::Key(k) => {
+            if !matches!(node.kind, ValueKind::Map(_)) {
+                if node.is_unknown() {
+                    return true;
+                }
+                *node = Value::new(ValueKind::Map(Vec::new()), key_span);
+            }
+            let ValueKind::Map(entries) = &mut node.kind else {
+                return false;
+            };
+            let pos = match entries.iter().position(|(mk, _)| &mk.name == k) {
+                Some(p) => p,
+                None => {
+                    entries.push((
+                        MapKey {
+                            name: k.clone(),
+                            span: key_span,
+                        },
+                        Value::new(ValueKind::Null, key_span),
+                    ));
+                    entries.len() - 1
+                }
+            };
+            insert(&mut entries[pos].1, rest, leaf, key_span)
+        }
+        Seg::Index(i) => {
+            if !matches!(node.kind, ValueKind::List(_)) {
+                if node.is_unknown() {
+                    return true;
+                }
+                *node = Value::new(ValueKind::List(Vec::new()), key_span);
+            }
+            let ValueKind::List(items) = &mut node.kind else {
+                return false;
+            };
+            while items.len() <= *i {
+                items.push(Value::new(ValueKind::Null, key_span));
+            }
+            insert(&mut items[*i], rest, leaf, key_span)
+        }
+    }
+}
+
+/// Helm's merge: maps merge key by key, anything else replaces.
+fn merge(acc: &mut Value, new: Value, depth: usize) {
+    match (&mut acc.kind, new.kind) {
+        (ValueKind::Map(a), ValueKind::Map(n)) if depth < 128 => {
+            for (k, x) in n {
+                match a.iter_mut().find(|(ak, _)| ak.name == k.name) {
+                    Some((ak, slot)) => {
+                        if matches!(x.kind, ValueKind::Map(_))
+                            && matches!(slot.kind, ValueKind::Map(_))
+                        {
+                            merge(slot, x, depth + 1);
+                        } else {
+                            *ak = k;
+                            *slot = x;
+                        }
+                    }
+                    None => a.push((k, x)),
+                }
+            }
+            acc.span = acc.span.or(new.span);
+        }
+        (_, kind) => {
+            *acc = Value::new(kind, new.span);
+        }
+    }
+}

@@ -1,0 +1,709 @@
+//! Terraform: a folder of `.tf` files is one module. hcl-edit gives the tree
+//! with spans; [`eval`] resolves expressions into spanned values; the raw
+//! `aws_eks_*` resources, the terraform-aws-modules/eks module and
+//! `helm_release` are read into the cluster model, and [`graph`] records the
+//! dependencies Terraform orders resources by.
+
+mod eks_module;
+mod eval;
+mod functions;
+mod graph;
+mod helm;
+mod resources;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use super::{Format, UnitOutput};
+use crate::diagnostic::Diagnostic;
+use crate::model::{Capacity, Cluster, Known, Loc, Located, Provisioner};
+use crate::source::{FileId, SourceFile, Span};
+use crate::sources::Sources;
+use crate::tree::Limits;
+use crate::value::{MapKey, Value, ValueKind};
+use eval::{span_of, Decls, Env, Scope};
+use hcl_edit::expr::Expression;
+use hcl_edit::structure::{Block, Body, Structure};
+use hcl_edit::Span as _;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Local modules followed below the root at most this deep.
+const MAX_MODULE_DEPTH: usize = 4;
+
+/// Load one module folder. `given` are the .tf files of `dir` the user asked to lint
+/// (already read through `sources`); the loader reads the other `.tf` siblings,
+/// tfvars and local modules through `sources` for context.
+pub fn load_module(
+    dir: &Path,
+    given: &[Arc<SourceFile>],
+    sources: &Sources,
+    limits: Limits,
+) -> UnitOutput {
+    let mut out = UnitOutput {
+        formats: vec![Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let mut files: Vec<Arc<SourceFile>> = given.to_vec();
+    let mut diags = Vec::new();
+    for f in sibling_files(dir, sources) {
+        if !files.iter().any(|g| g.id == f.id) {
+            files.push(f);
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let parsed = parse_files(&files, &mut diags);
+    let tfvars = read_tfvars(dir, sources, limits);
+    let module = ModuleSrc { dir, files: parsed };
+    let mut b = Builder::default();
+    b.load(&module, sources, limits, Inputs::Root(tfvars), "", 0);
+    b.finish(&mut out);
+    out.diagnostics.extend(diags);
+    out
+}
+
+fn sibling_files(dir: &Path, sources: &Sources) -> Vec<Arc<SourceFile>> {
+    let Ok(rd) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with(".tf") && !n.starts_with('.'))
+        })
+        .collect();
+    paths.sort();
+    paths.truncate(500);
+    let base = dir.to_path_buf();
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_owned();
+            sources.load(&base.join(name)).ok()
+        })
+        .collect()
+}
+
+struct ParsedFile {
+    file: Arc<SourceFile>,
+    body: Body,
+}
+
+struct ModuleSrc<'p> {
+    dir: &'p Path,
+    files: Vec<ParsedFile>,
+}
+
+fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<ParsedFile> {
+    let mut out = Vec::new();
+    for f in files {
+        match hcl_edit::parser::parse_body(&f.text) {
+            Ok(body) => out.push(ParsedFile {
+                file: f.clone(),
+                body,
+            }),
+            Err(e) => {
+                let off = f.clamp(e.location().offset());
+                let end = f.text[off..]
+                    .char_indices()
+                    .nth(1)
+                    .map_or(f.text.len(), |(i, _)| off + i);
+                diags.push(
+                    Diagnostic::parse_error(
+                        format!("invalid HCL: {}", first_line(e.message())),
+                        Span::new(f.id, off, end),
+                    )
+                    .with_label("here")
+                    .with_help("fix the syntax error; fplint checks the module once it parses"),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// `terraform.tfvars` then `*.auto.tfvars` in name order, as Terraform reads them.
+fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String, Value> {
+    let mut names = vec!["terraform.tfvars".to_string()];
+    if let Ok(rd) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) {
+        let mut auto: Vec<String> = rd
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| n.ends_with(".auto.tfvars"))
+            .collect();
+        auto.sort();
+        names.extend(auto);
+    }
+    let mut vars = HashMap::new();
+    let decls = Decls::default();
+    for n in names {
+        let Ok(f) = sources.load(&dir.join(&n)) else {
+            continue;
+        };
+        let Ok(body) = hcl_edit::parser::parse_body(&f.text) else {
+            continue;
+        };
+        let mut env = Env::new(&decls, sources, dir.to_path_buf());
+        env.limits = limits;
+        env.files.borrow_mut().insert(f.id, f.clone());
+        for s in body.iter() {
+            if let Structure::Attribute(a) = s {
+                let val = env
+                    .eval(&a.value, f.id, &Vec::new())
+                    .unwrap_or_else(|_| Value::unknown(span_of(f.id, a.value.span())));
+                vars.insert(a.key.as_str().to_string(), val);
+            }
+        }
+    }
+    vars
+}
+
+/// Where a module's variables come from.
+enum Inputs {
+    Root(HashMap<String, Value>),
+    /// Values passed by the calling module block.
+    Child(HashMap<String, Value>),
+}
+
+pub(crate) fn label(b: &Block, i: usize) -> Option<&str> {
+    b.labels.get(i).map(|l| l.as_str())
+}
+
+/// A block with its evaluation scope (`each`, `count`, dynamic iterators).
+pub(crate) struct Inst<'b> {
+    pub body: &'b Body,
+    pub file: FileId,
+    pub scope: Scope,
+    /// `["key"]` or `[0]` for repeated resources, empty otherwise.
+    pub suffix: String,
+    /// Where this instance comes from (the `for_each` key, or the block).
+    pub span: Span,
+}
+
+/// Evaluation helpers over one module.
+pub(crate) struct Ctx<'e, 'a> {
+    pub env: &'e Env<'a>,
+}
+
+impl Ctx<'_, '_> {
+    pub fn eval_attr(&self, body: &Body, name: &str, file: FileId, scope: &Scope) -> Option<Value> {
+        let a = body.get_attribute(name)?;
+        Some(
+            self.env
+                .eval(&a.value, file, scope)
+                .unwrap_or_else(|_| Value::unknown(span_of(file, a.value.span()))),
+        )
+    }
+
+    /// The instances of a resource or module block: one, or one per
+    /// `count`/`for_each` element; unknown when those cannot be resolved.
+    pub fn instances<'b>(&self, block: &'b Block, file: FileId) -> Known<Vec<Inst<'b>>> {
+        let body = &block.body;
+        let bspan = span_of(file, block.span()).unwrap_or_default();
+        if let Some(c) = self.eval_attr(body, "count", file, &Vec::new()) {
+            let Some(n) = eval::as_num(&c) else {
+                return Known::Unknown;
+            };
+            let n = n.max(0.0) as usize;
+            if n > eval::MAX_COLLECTION {
+                return Known::Unknown;
+            }
+            return Known::Known(
+                (0..n)
+                    .map(|i| Inst {
+                        body,
+                        file,
+                        scope: vec![(
+                            "count".into(),
+                            map_value(vec![("index", eval::num(i as f64, None))]),
+                        )],
+                        suffix: format!("[{i}]"),
+                        span: bspan,
+                    })
+                    .collect(),
+            );
+        }
+        if let Some(fe) = self.eval_attr(body, "for_each", file, &Vec::new()) {
+            return match iter_pairs(&fe) {
+                Some(pairs) => Known::Known(
+                    pairs
+                        .into_iter()
+                        .map(|(k, kspan, x)| Inst {
+                            body,
+                            file,
+                            suffix: format!("[\"{k}\"]"),
+                            span: kspan.unwrap_or(bspan),
+                            scope: vec![(
+                                "each".into(),
+                                map_value(vec![
+                                    ("key", Value::new(ValueKind::String(k), kspan)),
+                                    ("value", x),
+                                ]),
+                            )],
+                        })
+                        .collect(),
+                ),
+                None => Known::Unknown,
+            };
+        }
+        Known::Known(vec![Inst {
+            body,
+            file,
+            scope: Vec::new(),
+            suffix: String::new(),
+            span: bspan,
+        }])
+    }
+
+    /// Nested blocks named `name`, static and `dynamic "name"` ones, in order.
+    pub fn blocks<'b>(
+        &self,
+        body: &'b Body,
+        name: &str,
+        file: FileId,
+        scope: &Scope,
+    ) -> Known<Vec<Inst<'b>>> {
+        let mut out = Vec::new();
+        for s in body.iter() {
+            let Structure::Block(b) = s else { continue };
+            let bspan = span_of(file, b.span()).unwrap_or_default();
+            if b.ident.as_str() == name {
+                out.push(Inst {
+                    body: &b.body,
+                    file,
+                    scope: scope.clone(),
+                    suffix: String::new(),
+                    span: bspan,
+                });
+            } else if b.ident.as_str() == "dynamic" && label(b, 0) == Some(name) {
+                let iter_name = b
+                    .body
+                    .get_attribute("iterator")
+                    .and_then(|a| match &a.value {
+                        Expression::Variable(v) => Some(v.as_str().to_string()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| name.to_string());
+                let Some(content) = b.body.iter().find_map(|s| match s {
+                    Structure::Block(c) if c.ident.as_str() == "content" => Some(c),
+                    _ => None,
+                }) else {
+                    continue;
+                };
+                let Some(fe) = self.eval_attr(&b.body, "for_each", file, scope) else {
+                    return Known::Unknown;
+                };
+                let Some(pairs) = iter_pairs(&fe) else {
+                    return Known::Unknown;
+                };
+                for (k, kspan, x) in pairs {
+                    let mut sc = scope.clone();
+                    sc.push((
+                        iter_name.clone(),
+                        map_value(vec![
+                            ("key", Value::new(ValueKind::String(k), kspan)),
+                            ("value", x),
+                        ]),
+                    ));
+                    out.push(Inst {
+                        body: &content.body,
+                        file,
+                        scope: sc,
+                        suffix: String::new(),
+                        span: span_of(file, content.span()).unwrap_or(bspan),
+                    });
+                }
+            }
+        }
+        Known::Known(out)
+    }
+}
+
+/// `for_each` elements as (key, key span, value); sets give key = value.
+fn iter_pairs(x: &Value) -> Option<Vec<(String, Option<Span>, Value)>> {
+    match &x.kind {
+        ValueKind::Map(entries) => {
+            let mut e: Vec<_> = entries
+                .iter()
+                .map(|(k, val)| (k.name.clone(), k.span, val.clone()))
+                .collect();
+            e.sort_by(|a, b| a.0.cmp(&b.0));
+            Some(e)
+        }
+        ValueKind::List(items) => items
+            .iter()
+            .map(|i| match &i.kind {
+                ValueKind::Unknown => None,
+                _ => {
+                    // A list of objects (dynamic blocks) is keyed by index.
+                    let key = eval::scalar_text(i).unwrap_or_default();
+                    Some((key, i.span, i.clone()))
+                }
+            })
+            .collect(),
+        ValueKind::Null => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+pub(crate) fn map_value(entries: Vec<(&str, Value)>) -> Value {
+    Value::new(
+        ValueKind::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| {
+                    (
+                        MapKey {
+                            name: k.to_string(),
+                            span: None,
+                        },
+                        v,
+                    )
+                })
+                .collect(),
+        ),
+        None,
+    )
+}
+
+/// A string with its location; unknown unless the value is a known scalar.
+pub(crate) fn located_str(val: Option<&Value>, fallback: Span, path: &str) -> Located<String> {
+    match val {
+        Some(x) => Located::new(
+            eval::scalar_text(x).into(),
+            Loc::new(x.span.unwrap_or(fallback), path),
+        ),
+        None => Located::new(Known::Unknown, Loc::new(fallback, path)),
+    }
+}
+
+/// What the unit builds, across the root module and the local modules it calls.
+#[derive(Default)]
+pub(crate) struct Builder {
+    pub clusters: Vec<Cluster>,
+    /// `aws_eks_cluster.x` / `module.eks` (with module prefix) → cluster index.
+    pub by_address: HashMap<String, usize>,
+    pub by_name: HashMap<String, usize>,
+    /// Per cluster: EC2 capacity seen, or capacity that could not be resolved.
+    pub capacity: HashMap<usize, Capacity>,
+    /// EC2 capacity whose cluster could not be told.
+    pub stray_capacity: bool,
+    pub graph: graph::GraphBuilder,
+    pub releases: Vec<crate::model::HelmRelease>,
+}
+
+impl Builder {
+    fn load(
+        &mut self,
+        module: &ModuleSrc<'_>,
+        sources: &Sources,
+        limits: Limits,
+        inputs: Inputs,
+        prefix: &str,
+        depth: usize,
+    ) {
+        let mut decls = Decls::default();
+        for pf in &module.files {
+            let id = pf.file.id;
+            for s in pf.body.iter() {
+                let Structure::Block(b) = s else { continue };
+                match (b.ident.as_str(), label(b, 0), label(b, 1)) {
+                    ("variable", Some(n), _) => {
+                        let default = b.body.get_attribute("default").map(|a| &a.value);
+                        decls.variables.insert(n.to_string(), (id, default));
+                    }
+                    ("locals", _, _) => {
+                        for s in b.body.iter() {
+                            if let Structure::Attribute(a) = s {
+                                decls
+                                    .locals
+                                    .insert(a.key.as_str().to_string(), (id, &a.value));
+                            }
+                        }
+                    }
+                    ("resource", Some(t), Some(n)) => {
+                        let repeated =
+                            b.body.has_attribute("count") || b.body.has_attribute("for_each");
+                        decls
+                            .resources
+                            .insert(format!("{t}.{n}"), (id, &b.body, repeated));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut env = Env::new(&decls, sources, module.dir.to_path_buf());
+        env.limits = limits;
+        for pf in &module.files {
+            env.files.borrow_mut().insert(pf.file.id, pf.file.clone());
+        }
+        let mut vars = HashMap::new();
+        for (name, (file, default)) in &decls.variables {
+            if let Some(d) = default {
+                let val = env
+                    .eval(d, *file, &Vec::new())
+                    .unwrap_or_else(|_| Value::unknown(span_of(*file, d.span())));
+                vars.insert(name.clone(), val);
+            }
+        }
+        match inputs {
+            Inputs::Root(tfvars) => vars.extend(tfvars),
+            Inputs::Child(values) => {
+                for (k, val) in values {
+                    vars.insert(k, val);
+                }
+                // A variable without default nor input is unknown (absent).
+            }
+        }
+        env.vars = vars;
+        let ctx = Ctx { env: &env };
+
+        // Graph nodes first, so references resolve whatever the file order.
+        let mut blocks: Vec<(&Block, FileId)> = Vec::new();
+        for pf in &module.files {
+            for s in pf.body.iter() {
+                if let Structure::Block(b) = s {
+                    blocks.push((b, pf.file.id));
+                }
+            }
+        }
+        let kinds: HashMap<String, eks_module::Kind> = blocks
+            .iter()
+            .filter(|(b, _)| b.ident.as_str() == "module")
+            .filter_map(|(b, f)| {
+                let name = label(b, 0)?;
+                let src = ctx.eval_attr(&b.body, "source", *f, &Vec::new());
+                let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+                Some((name.to_string(), eks_module::kind(&src)))
+            })
+            .collect();
+        self.graph.add_nodes(&blocks, prefix, &kinds, &decls, &env);
+
+        for (b, file) in &blocks {
+            match (b.ident.as_str(), label(b, 0), label(b, 1)) {
+                ("resource", Some(t), Some(n)) => {
+                    resources::read(self, &ctx, b, *file, t, n, prefix);
+                }
+                ("module", Some(n), _) => {
+                    let kind = kinds.get(n).cloned().unwrap_or(eks_module::Kind::Other);
+                    match kind {
+                        eks_module::Kind::Local(rel) if depth < MAX_MODULE_DEPTH => {
+                            self.load_local(
+                                module, sources, limits, &ctx, b, *file, n, &rel, prefix, depth,
+                            );
+                        }
+                        eks_module::Kind::Other | eks_module::Kind::Local(_) => {}
+                        k => eks_module::read(self, &ctx, b, *file, n, &k, prefix),
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Releases are placed once every cluster of the unit is known.
+        for (b, file) in &blocks {
+            if let ("resource", Some("helm_release"), Some(n)) =
+                (b.ident.as_str(), label(b, 0), label(b, 1))
+            {
+                helm::read(self, &ctx, b, *file, n, prefix);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load_local(
+        &mut self,
+        parent: &ModuleSrc<'_>,
+        sources: &Sources,
+        limits: Limits,
+        ctx: &Ctx<'_, '_>,
+        b: &Block,
+        file: FileId,
+        name: &str,
+        rel: &str,
+        prefix: &str,
+        depth: usize,
+    ) {
+        let dir = parent.dir.join(rel);
+        let Known::Known(insts) = ctx.instances(b, file) else {
+            return;
+        };
+        // One instance is followed; repeated local modules would need one
+        // copy of the graph each.
+        let Some(inst) = insts.first() else { return };
+        let mut values = HashMap::new();
+        for s in b.body.iter() {
+            if let Structure::Attribute(a) = s {
+                let k = a.key.as_str();
+                if matches!(
+                    k,
+                    "source" | "count" | "for_each" | "depends_on" | "providers" | "version"
+                ) {
+                    continue;
+                }
+                let val = ctx
+                    .env
+                    .eval(&a.value, file, &inst.scope)
+                    .unwrap_or_else(|_| Value::unknown(span_of(file, a.value.span())));
+                values.insert(k.to_string(), val);
+            }
+        }
+        let files = sibling_files(&dir, sources);
+        if files.is_empty() {
+            return;
+        }
+        let mut ignored = Vec::new();
+        let parsed = parse_files(&files, &mut ignored);
+        let child = ModuleSrc {
+            dir: &dir,
+            files: parsed,
+        };
+        let child_prefix = format!("{prefix}module.{name}.");
+        if self.graph.visiting(&child_prefix) {
+            return;
+        }
+        self.load(
+            &child,
+            sources,
+            limits,
+            Inputs::Child(values),
+            &child_prefix,
+            depth + 1,
+        );
+        self.graph
+            .link_module(&format!("{prefix}module.{name}"), &child_prefix);
+    }
+
+    /// The cluster an expression such as `cluster_name = aws_eks_cluster.x.name`
+    /// designates: by reference first, then by its resolved name.
+    pub fn cluster_of(
+        &self,
+        expr: Option<&Expression>,
+        val: Option<&Value>,
+        prefix: &str,
+    ) -> Option<usize> {
+        if let Some(e) = expr {
+            for r in graph::refs_of_expr(e) {
+                let addr = match r.root.as_str() {
+                    "module" if r.attrs.len() >= 2 => format!("{prefix}module.{}", r.attrs[0]),
+                    "module" => continue,
+                    _ if !r.attrs.is_empty() => format!("{prefix}{}.{}", r.root, r.attrs[0]),
+                    _ => continue,
+                };
+                if let Some(&i) = self.by_address.get(&addr) {
+                    return Some(i);
+                }
+            }
+        }
+        let name = val.and_then(eval::scalar_text)?;
+        self.by_name.get(&name).copied()
+    }
+
+    pub fn add_cluster(&mut self, cluster: Cluster, address: String) -> usize {
+        let i = self.clusters.len();
+        if let Some(n) = cluster.name.known() {
+            self.by_name.entry(n.clone()).or_insert(i);
+        }
+        self.by_address.insert(address, i);
+        self.clusters.push(cluster);
+        i
+    }
+
+    /// The cluster a profile names, creating a referenced-only one if needed.
+    pub fn cluster_for_profile(
+        &mut self,
+        expr: Option<&Expression>,
+        val: Option<&Value>,
+        loc: &Loc,
+        prefix: &str,
+        file_text: &str,
+    ) -> usize {
+        if let Some(i) = self.cluster_of(expr, val, prefix) {
+            return i;
+        }
+        let name: Known<String> = val.and_then(eval::scalar_text).into();
+        let key = match &name {
+            Known::Known(n) => n.clone(),
+            Known::Unknown => {
+                let written = expr
+                    .and_then(|e| e.span())
+                    .and_then(|r| file_text.get(r))
+                    .unwrap_or("?");
+                format!("terraform:{prefix}{written}")
+            }
+        };
+        if let Some(i) = self.clusters.iter().position(|c| c.key == key) {
+            return i;
+        }
+        let mut c = Cluster::new(
+            Located::new(name, loc.clone()),
+            key.clone(),
+            loc.clone(),
+            Provisioner::Terraform,
+        );
+        c.defined = false;
+        let i = self.clusters.len();
+        if let Known::Known(n) = &c.name.value {
+            self.by_name.entry(n.clone()).or_insert(i);
+        }
+        self.clusters.push(c);
+        i
+    }
+
+    /// Record EC2 capacity (or capacity that cannot be resolved) for a cluster.
+    pub fn note_capacity(&mut self, cluster: Option<usize>, cap: Capacity) {
+        match cluster {
+            None => {
+                if !matches!(cap, Capacity::None) {
+                    self.stray_capacity = true;
+                }
+            }
+            Some(i) => {
+                let slot = self.capacity.entry(i).or_insert(Capacity::None);
+                match (&*slot, cap) {
+                    (Capacity::Declared(_), _) => {}
+                    (_, c @ Capacity::Declared(_)) => *slot = c,
+                    (_, Capacity::Unknown) => *slot = Capacity::Unknown,
+                    (_, Capacity::None) => {}
+                }
+            }
+        }
+    }
+
+    fn finish(mut self, out: &mut UnitOutput) {
+        for (i, c) in self.clusters.iter_mut().enumerate() {
+            let own = self.capacity.get(&i).cloned().unwrap_or(Capacity::None);
+            c.capacity = match own {
+                Capacity::Declared(l) => Capacity::Declared(l),
+                _ if !c.defined || self.stray_capacity => Capacity::Unknown,
+                Capacity::Unknown => Capacity::Unknown,
+                Capacity::None => Capacity::None,
+            };
+        }
+        // A release targets the unit's cluster when there is exactly one.
+        if self.clusters.len() == 1 {
+            if let Some(c) = self.clusters.first_mut() {
+                c.helm_releases.append(&mut self.releases);
+            }
+        }
+        out.graph = Some(self.graph.finish());
+        out.clusters = self.clusters;
+    }
+}

@@ -1,0 +1,237 @@
+//! Raw resources: `aws_eks_cluster`, `aws_eks_fargate_profile` (`selector`
+//! blocks), `awscc_eks_fargate_profile` (`selectors` list), `aws_eks_node_group`,
+//! `aws_eks_addon`.
+
+use super::eks_module::{labels_of, selectors_from_list, subnet_refs};
+use super::eval::span_of;
+use super::{located_str, text, Builder, Ctx, Inst};
+use crate::model::{
+    Addon, Capacity, Cluster, FargateProfile, Known, Loc, Located, NodeGroup, Provisioner,
+    ResourceRef, Selector,
+};
+use crate::source::FileId;
+use hcl_edit::structure::Block;
+use hcl_edit::Span as _;
+
+#[allow(clippy::too_many_arguments)]
+pub fn read(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    rtype: &str,
+    name: &str,
+    prefix: &str,
+) {
+    let addr = format!("{prefix}{rtype}.{name}");
+    let bspan = span_of(file, block.span()).unwrap_or_default();
+    let resource = b
+        .graph
+        .node(&addr)
+        .map(|node| ResourceRef { graph: 0, node });
+    let body = &block.body;
+    let file_text = ctx.env.file(file).map(|f| f.text.clone());
+    let file_text = file_text.as_deref().unwrap_or("");
+    let cexpr = body.get_attribute("cluster_name").map(|a| &a.value);
+    match rtype {
+        "aws_eks_cluster" => {
+            let Known::Known(insts) = ctx.instances(block, file) else {
+                return;
+            };
+            for inst in insts {
+                let path = format!("{addr}{}", inst.suffix);
+                let nv = ctx.eval_attr(body, "name", file, &inst.scope);
+                let cname = located_str(nv.as_ref(), bspan, &format!("{path}.name"));
+                let key = match cname.known() {
+                    Some(n) => n.clone(),
+                    None => format!("terraform:{path}"),
+                };
+                let mut c = Cluster::new(
+                    cname,
+                    key,
+                    Loc::new(bspan, path.clone()),
+                    Provisioner::Terraform,
+                );
+                c.version = ctx
+                    .eval_attr(body, "version", file, &inst.scope)
+                    .map(|v| located_str(Some(&v), bspan, &format!("{path}.version")));
+                b.add_cluster(c, addr.clone());
+            }
+        }
+        "aws_eks_fargate_profile" | "awscc_eks_fargate_profile" => {
+            let awscc = rtype.starts_with("awscc");
+            let insts = match ctx.instances(block, file) {
+                Known::Known(i) => i,
+                Known::Unknown => {
+                    let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
+                    let ci = b.cluster_for_profile(
+                        cexpr,
+                        cval.as_ref(),
+                        &Loc::new(bspan, addr.clone()),
+                        prefix,
+                        file_text,
+                    );
+                    b.clusters[ci].profiles_incomplete = true;
+                    return;
+                }
+            };
+            for inst in insts {
+                let path = format!("{addr}{}", inst.suffix);
+                let sc = &inst.scope;
+                let cval = ctx.eval_attr(body, "cluster_name", file, sc);
+                let loc = Loc::new(inst.span, path.clone());
+                let ci = b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text);
+                let pname = ctx.eval_attr(body, "fargate_profile_name", file, sc);
+                let (selectors, selectors_loc) = if awscc {
+                    let s = ctx.eval_attr(body, "selectors", file, sc);
+                    let sl = Loc::new(
+                        s.as_ref().and_then(|s| s.span).unwrap_or(bspan),
+                        format!("{path}.selectors"),
+                    );
+                    (
+                        s.map_or(Known::Known(Vec::new()), |s| {
+                            selectors_from_list(&s, &format!("{path}.selectors"))
+                        }),
+                        sl,
+                    )
+                } else {
+                    raw_selectors(ctx, &inst, &path, bspan)
+                };
+                let subnets = ctx
+                    .eval_attr(body, if awscc { "subnets" } else { "subnet_ids" }, file, sc)
+                    .map_or(Known::Unknown, |s| {
+                        subnet_refs(&s, &format!("{path}.subnet_ids"))
+                    });
+                let role = ctx
+                    .eval_attr(body, "pod_execution_role_arn", file, sc)
+                    .map(|r| {
+                        located_str(Some(&r), bspan, &format!("{path}.pod_execution_role_arn"))
+                    });
+                b.clusters[ci].fargate_profiles.push(FargateProfile {
+                    name: located_str(
+                        pname.as_ref(),
+                        inst.span,
+                        &format!("{path}.fargate_profile_name"),
+                    ),
+                    loc,
+                    selectors,
+                    selectors_loc,
+                    subnets,
+                    pod_execution_role: role,
+                    resource,
+                    created_concurrently: awscc,
+                });
+            }
+        }
+        "aws_eks_node_group" => {
+            let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
+            let ci = b.cluster_of(cexpr, cval.as_ref(), prefix);
+            match ctx.instances(block, file) {
+                Known::Unknown => b.note_capacity(ci, Capacity::Unknown),
+                Known::Known(insts) => {
+                    for inst in insts {
+                        let path = format!("{addr}{}", inst.suffix);
+                        let loc = Loc::new(inst.span, path.clone());
+                        if let Some(i) = ci {
+                            let n = ctx.eval_attr(body, "node_group_name", file, &inst.scope);
+                            b.clusters[i].node_groups.push(NodeGroup {
+                                name: located_str(
+                                    n.as_ref(),
+                                    inst.span,
+                                    &format!("{path}.node_group_name"),
+                                ),
+                                loc: loc.clone(),
+                                managed: true,
+                            });
+                        }
+                        b.note_capacity(ci, Capacity::Declared(loc));
+                    }
+                }
+            }
+        }
+        // Self-managed EC2 capacity fplint does not model: the clusters'
+        // capacity becomes unknown rather than Fargate-only.
+        "aws_autoscaling_group" | "aws_instance" => b.note_capacity(None, Capacity::Unknown),
+        "aws_eks_addon" => {
+            let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
+            let Some(ci) = b.cluster_of(cexpr, cval.as_ref(), prefix) else {
+                return;
+            };
+            let Known::Known(insts) = ctx.instances(block, file) else {
+                return;
+            };
+            for inst in insts {
+                let path = format!("{addr}{}", inst.suffix);
+                let sc = &inst.scope;
+                let n = ctx.eval_attr(body, "addon_name", file, sc);
+                let configuration =
+                    ctx.eval_attr(body, "configuration_values", file, sc)
+                        .map(|cv| {
+                            Located::new(
+                                text::decode(ctx.env, &cv).into(),
+                                Loc::new(
+                                    cv.span.unwrap_or(bspan),
+                                    format!("{path}.configuration_values"),
+                                ),
+                            )
+                        });
+                b.clusters[ci].addons.push(Addon {
+                    name: located_str(n.as_ref(), inst.span, &format!("{path}.addon_name")),
+                    loc: Loc::new(inst.span, path.clone()),
+                    version: ctx
+                        .eval_attr(body, "addon_version", file, sc)
+                        .map(|v| located_str(Some(&v), bspan, &format!("{path}.addon_version"))),
+                    configuration,
+                    before_compute: false,
+                    resource,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `selector { namespace, labels }` blocks, static or `dynamic "selector"`.
+fn raw_selectors(
+    ctx: &Ctx<'_, '_>,
+    inst: &Inst<'_>,
+    path: &str,
+    fallback: crate::source::Span,
+) -> (Known<Vec<Selector>>, Loc) {
+    let blocks = ctx.blocks(inst.body, "selector", inst.file, &inst.scope);
+    let first = blocks
+        .known()
+        .and_then(|b| b.first())
+        .map_or(inst.span, |b| b.span);
+    let sloc = Loc::new(
+        if first == Default::default() {
+            fallback
+        } else {
+            first
+        },
+        format!("{path}.selector"),
+    );
+    let Known::Known(blocks) = blocks else {
+        return (Known::Unknown, sloc);
+    };
+    let mut out = Vec::new();
+    for (i, sb) in blocks.iter().enumerate() {
+        let spath = format!("{path}.selector[{i}]");
+        let ns = ctx.eval_attr(sb.body, "namespace", sb.file, &sb.scope);
+        let (labels, labels_loc) = match ctx.eval_attr(sb.body, "labels", sb.file, &sb.scope) {
+            None => (Known::Known(Vec::new()), None),
+            Some(l) => {
+                let lpath = format!("{spath}.labels");
+                let loc = Loc::new(l.span.unwrap_or(sb.span), lpath.clone());
+                (labels_of(&l, &lpath, sb.span), Some(loc))
+            }
+        };
+        out.push(Selector {
+            loc: Loc::new(sb.span, spath.clone()),
+            namespace: located_str(ns.as_ref(), sb.span, &format!("{spath}.namespace")),
+            labels,
+            labels_loc,
+        });
+    }
+    (Known::Known(out), sloc)
+}

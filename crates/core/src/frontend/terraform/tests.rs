@@ -1,0 +1,274 @@
+use super::load_module;
+use crate::frontend::UnitOutput;
+use crate::model::{Capacity, Known};
+use crate::sources::Sources;
+use crate::tree::Limits;
+use crate::value::{Value, ValueKind};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static N: AtomicUsize = AtomicUsize::new(0);
+
+/// Write a module folder and load it, every `.tf` given.
+fn load(files: &[(&str, &str)]) -> (UnitOutput, Sources, PathBuf) {
+    let dir = std::env::temp_dir().join(format!(
+        "fplint-tf-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, text) in files {
+        let p = dir.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(p, text).unwrap();
+    }
+    let sources = Sources::new(vec![dir.clone()]);
+    let given: Vec<_> = files
+        .iter()
+        .filter(|(n, _)| n.ends_with(".tf") && !n.contains('/'))
+        .map(|(n, _)| sources.load(&dir.join(n)).unwrap())
+        .collect();
+    let out = load_module(&dir, &given, &sources, Limits::default());
+    (out, sources, dir)
+}
+
+fn slice(sources: &Sources, v: &Value) -> String {
+    let s = v.span.unwrap();
+    sources.get(s.file).unwrap().slice(s).to_string()
+}
+
+fn tolerations(out: &UnitOutput) -> Value {
+    let r = &out.clusters[0].helm_releases[0];
+    r.values
+        .known()
+        .unwrap()
+        .get("tolerations")
+        .unwrap()
+        .clone()
+}
+
+const CLUSTER: &str = r#"
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+  cluster_name = local.name
+  fargate_profiles = {
+    karpenter = {
+      selectors = [{ namespace = "karpenter" }]
+    }
+  }
+}
+locals {
+  name = "demo-${local.env}"
+  env  = "prod"
+}
+"#;
+
+#[test]
+fn invalid_hcl_is_fp000_with_location() {
+    let (out, sources, _) = load(&[("main.tf", "resource \"a\" \"b\" {\n  x = \n}\n")]);
+    let d = &out.diagnostics[0];
+    assert_eq!(d.code, "FP000");
+    let f = sources.get(d.span.file).unwrap();
+    assert!(f.line_col(d.span.start as usize).line >= 2);
+}
+
+#[test]
+fn eks_module_profiles_and_locals_in_any_order() {
+    let (out, _, _) = load(&[("main.tf", CLUSTER)]);
+    let c = &out.clusters[0];
+    assert_eq!(c.name.known().map(String::as_str), Some("demo-prod"));
+    assert_eq!(c.capacity, Capacity::None);
+    assert_eq!(c.fargate_profiles.len(), 1);
+    let p = &c.fargate_profiles[0];
+    assert_eq!(p.name.known().map(String::as_str), Some("karpenter"));
+    let sel = &p.selectors.known().unwrap()[0];
+    assert_eq!(sel.namespace.known().map(String::as_str), Some("karpenter"));
+    assert_eq!(
+        sel.loc.path,
+        "module.eks.fargate_profiles.karpenter.selectors[0]"
+    );
+    assert!(!p.created_concurrently);
+}
+
+#[test]
+fn heredoc_values_keep_spans_with_dedent_and_interpolation() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"karpenter\" {{\n  namespace = \"karpenter\"\n  chart = \"karpenter\"\n  values = [\n    <<-EOT\n    settings:\n      clusterName: ${{module.eks.cluster_name}}\n    tolerations:\n      - key: eks.amazonaws.com/compute-type\n        operator: Exists\n    EOT\n  ]\n}}\n"
+    );
+    let (out, sources, _) = load(&[("main.tf", &tf)]);
+    let tol = tolerations(&out);
+    let item = &tol.as_list().unwrap()[0];
+    let key = item.get("key").unwrap();
+    assert_eq!(slice(&sources, key), "eks.amazonaws.com/compute-type");
+    let v = out.clusters[0].helm_releases[0].values.known().unwrap();
+    let cn = v.get("settings").unwrap().get("clusterName").unwrap();
+    assert!(cn.is_unknown());
+}
+
+#[test]
+fn yamlencode_values_point_at_hcl_keys() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"k\" {{\n  namespace = \"karpenter\"\n  chart = \"karpenter\"\n  values = [yamlencode({{\n    tolerations = [{{ key = \"CriticalAddonsOnly\", operator = \"Exists\" }}]\n  }})]\n}}\n"
+    );
+    let (out, sources, _) = load(&[("main.tf", &tf)]);
+    let r = &out.clusters[0].helm_releases[0];
+    let v = r.values.known().unwrap();
+    let ValueKind::Map(entries) = &v.kind else {
+        panic!()
+    };
+    let (k, _) = &entries[0];
+    let f = sources.get(k.span.unwrap().file).unwrap();
+    assert_eq!(f.slice(k.span.unwrap()), "tolerations");
+    let key = tolerations(&out).as_list().unwrap()[0]
+        .get("key")
+        .unwrap()
+        .clone();
+    assert_eq!(slice(&sources, &key), "\"CriticalAddonsOnly\"");
+}
+
+#[test]
+fn file_values_point_into_the_values_file() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"k\" {{\n  namespace = \"karpenter\"\n  chart = \"karpenter\"\n  values = [file(\"${{path.module}}/values.yaml\")]\n}}\n"
+    );
+    let values =
+        "replicas: 1\ntolerations:\n  - key: eks.amazonaws.com/compute-type\n    value: fargate\n";
+    let (out, sources, _) = load(&[("main.tf", &tf), ("values.yaml", values)]);
+    let key = tolerations(&out).as_list().unwrap()[0]
+        .get("value")
+        .unwrap()
+        .clone();
+    let f = sources.get(key.span.unwrap().file).unwrap();
+    assert!(f.path.ends_with("values.yaml"));
+    assert_eq!(f.slice(key.span.unwrap()), "fargate");
+}
+
+#[test]
+fn set_blocks_build_paths_with_escaped_dots() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"k\" {{\n  namespace = \"karpenter\"\n  chart = \"karpenter\"\n  set {{\n    name  = \"tolerations[0].key\"\n    value = \"eks.amazonaws.com/compute-type\"\n  }}\n  set {{\n    name  = \"serviceAccount.annotations.eks\\\\.amazonaws\\\\.com/role-arn\"\n    value = \"arn\"\n  }}\n}}\n"
+    );
+    let (out, sources, _) = load(&[("main.tf", &tf)]);
+    let key = tolerations(&out).as_list().unwrap()[0]
+        .get("key")
+        .unwrap()
+        .clone();
+    assert_eq!(slice(&sources, &key), "\"eks.amazonaws.com/compute-type\"");
+    let v = out.clusters[0].helm_releases[0].values.known().unwrap();
+    let ann = v.get("serviceAccount").unwrap().get("annotations").unwrap();
+    assert!(ann.get("eks.amazonaws.com/role-arn").is_some());
+}
+
+#[test]
+fn raw_resources_for_each_dynamic_and_awscc() {
+    let tf = r#"
+resource "aws_eks_cluster" "this" {
+  name = var.name
+}
+variable "name" { default = "c1" }
+locals {
+  profiles = { a = ["ns-a"], b = ["ns-b1", "ns-b2"] }
+}
+resource "aws_eks_fargate_profile" "p" {
+  for_each     = local.profiles
+  cluster_name = aws_eks_cluster.this.name
+  fargate_profile_name = each.key
+  dynamic "selector" {
+    for_each = each.value
+    content {
+      namespace = selector.value
+    }
+  }
+}
+resource "awscc_eks_fargate_profile" "x" {
+  cluster_name = "c1"
+  selectors = [{ namespace = "x", labels = [{ key = "a", value = "b" }] }]
+}
+"#;
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    assert_eq!(out.clusters.len(), 1);
+    let c = &out.clusters[0];
+    assert_eq!(c.fargate_profiles.len(), 3);
+    let b = &c.fargate_profiles[1];
+    assert_eq!(b.name.known().map(String::as_str), Some("b"));
+    assert_eq!(b.selectors.known().unwrap().len(), 2);
+    let x = &c.fargate_profiles[2];
+    assert!(x.created_concurrently);
+    assert_eq!(
+        x.selectors.known().unwrap()[0].known_labels(),
+        Some(vec![("a", "b")])
+    );
+}
+
+#[test]
+fn ordering_through_module_outputs() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"a\" {{\n  chart = \"x\"\n  depends_on = [module.eks]\n}}\nresource \"helm_release\" \"b\" {{\n  chart = \"x\"\n  name = module.eks.cluster_name\n}}\nresource \"helm_release\" \"c\" {{\n  chart = \"x\"\n  name = local.n\n}}\nlocals {{ n = length(module.eks.fargate_profiles) }}\n"
+    );
+    let (out, _, _) = load(&[("main.tf", &tf)]);
+    let g = crate::model::Project {
+        clusters: Vec::new(),
+        graphs: vec![out.graph.clone().unwrap()],
+    };
+    let c = &out.clusters[0];
+    let p = c.fargate_profiles[0].resource.unwrap();
+    let rel = |i: usize| c.helm_releases[i].resource.unwrap();
+    assert!(g.depends_on(rel(0), p));
+    assert!(!g.depends_on(rel(1), p));
+    assert!(g.depends_on(rel(2), p));
+}
+
+#[test]
+fn node_groups_make_capacity() {
+    let tf = CLUSTER.replace(
+        "  fargate_profiles",
+        "  eks_managed_node_groups = { a = {} }\n  fargate_profiles",
+    );
+    let (out, _, _) = load(&[("main.tf", &tf)]);
+    assert!(matches!(out.clusters[0].capacity, Capacity::Declared(_)));
+    let tf = CLUSTER.replace(
+        "  fargate_profiles",
+        "  eks_managed_node_groups = var.ngs\n  fargate_profiles",
+    ) + "variable \"ngs\" {}\n";
+    let (out, _, _) = load(&[("main.tf", &tf)]);
+    assert_eq!(out.clusters[0].capacity, Capacity::Unknown);
+}
+
+#[test]
+fn tfvars_override_defaults_and_unknown_functions_are_unknown() {
+    let tf = "variable \"ns\" { default = \"a\" }\nresource \"aws_eks_cluster\" \"c\" { name = \"c\" }\nresource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = aws_eks_cluster.c.name\n  selector { namespace = var.ns }\n  selector { namespace = nosuch(var.ns) }\n}\n";
+    let (out, _, _) = load(&[("main.tf", tf), ("terraform.tfvars", "ns = \"b\"\n")]);
+    let s = out.clusters[0].fargate_profiles[0]
+        .selectors
+        .known()
+        .unwrap()
+        .clone();
+    assert_eq!(s[0].namespace.known().map(String::as_str), Some("b"));
+    assert_eq!(s[1].namespace.value, Known::Unknown);
+}
+
+#[test]
+fn local_modules_are_followed() {
+    let root = "resource \"aws_eks_cluster\" \"c\" { name = \"c\" }\nmodule \"fp\" {\n  source = \"./modules/fp\"\n  cluster = aws_eks_cluster.c.name\n  namespaces = [\"a\", \"b\"]\n}\n";
+    let child = "variable \"cluster\" {}\nvariable \"namespaces\" {}\nresource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = var.cluster\n  dynamic \"selector\" {\n    for_each = var.namespaces\n    content { namespace = selector.value }\n  }\n}\n";
+    let (out, _, _) = load(&[("main.tf", root), ("modules/fp/main.tf", child)]);
+    assert_eq!(out.clusters.len(), 1);
+    assert_eq!(
+        out.clusters[0].fargate_profiles[0]
+            .selectors
+            .known()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn hostile_recursion_stays_bounded() {
+    let tf = "locals {\n  a = local.b\n  b = local.a\n  c = [for i in range(100000) : i]\n}\nresource \"aws_eks_cluster\" \"c\" { name = local.a }\n";
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    assert_eq!(out.clusters[0].name.value, Known::Unknown);
+}
