@@ -236,7 +236,10 @@ pub enum ValueSourceKind {
 #[derive(Clone, Debug)]
 pub struct ValueSource {
     pub kind: ValueSourceKind,
+    /// The entry in the IaC (the `file(...)` call, the heredoc, the `set`).
     pub loc: Loc,
+    /// The text the values were read from when it is elsewhere (a values file).
+    pub origin: Option<Span>,
 }
 
 #[derive(Clone, Debug)]

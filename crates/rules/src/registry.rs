@@ -41,6 +41,15 @@ pub static REGISTRY: &[RuleInfo] = &[
         rule: Some(&rules::fp001_coredns_selector_labels::CorednsSelectorLabels),
     },
     RuleInfo {
+        code: "FP002",
+        name: "fargate-toleration-missing",
+        default_severity: Severity::Warning,
+        summary: "A Helm release on a Fargate profile is neither ordered after the profile nor tolerates the Fargate taint",
+        formats: &[Tf],
+        doc: include_str!("../../../rules/FP002.md"),
+        rule: Some(&rules::fp002_fargate_toleration_missing::FargateTolerationMissing),
+    },
+    RuleInfo {
         code: "FP004",
         name: "fargate-quota-exceeded",
         default_severity: Severity::Error,

@@ -1,2 +1,3 @@
 pub mod fp001_coredns_selector_labels;
+pub mod fp002_fargate_toleration_missing;
 pub mod fp004_fargate_quota_exceeded;

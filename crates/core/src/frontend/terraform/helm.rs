@@ -88,6 +88,16 @@ fn merged_values(
         let ValueKind::List(items) = &list.kind else {
             return Known::Unknown;
         };
+        // The written entries, for locations in the .tf itself.
+        let written: Vec<Option<Span>> = match body.get_attribute("values").map(|a| &a.value) {
+            Some(hcl_edit::expr::Expression::Array(a)) => {
+                a.iter().map(|e| span_of(file, e.span())).collect()
+            }
+            _ => Vec::new(),
+        };
+        let attr_span = body
+            .get_attribute("values")
+            .and_then(|a| span_of(file, a.span()));
         for (i, item) in items.iter().enumerate() {
             let kind = match item.span {
                 Some(s) if ctx.env.encoded.borrow().contains_key(&s) => ValueSourceKind::Encoded,
@@ -97,9 +107,17 @@ fn merged_values(
             let Some(doc) = text::decode(ctx.env, item) else {
                 return Known::Unknown;
             };
+            let at = written
+                .get(i)
+                .copied()
+                .flatten()
+                .or(attr_span)
+                .or(item.span)
+                .unwrap_or_default();
             sources.push(ValueSource {
                 kind,
-                loc: Loc::new(item.span.unwrap_or_default(), format!("{path}.values[{i}]")),
+                loc: Loc::new(at, format!("{path}.values[{i}]")),
+                origin: item.span.filter(|s| s.file != file),
             });
             match doc.kind {
                 ValueKind::Null => {}
@@ -155,6 +173,7 @@ fn merged_values(
             sources.push(ValueSource {
                 kind: ValueSourceKind::Set,
                 loc: Loc::new(n.span.unwrap_or_default(), format!("{path}.{kind}")),
+                origin: None,
             });
             if !insert(&mut acc, &segs, leaf, n.span) {
                 return Known::Unknown;

@@ -1,0 +1,202 @@
+//! Terraform fixtures (`tests/fixtures/FPxxx/fire_*`, `quiet_*`, a `.tf` file
+//! or a module folder) and the `hcl bad`/`hcl good` examples of the rule docs.
+
+use fplint_core::frontend::{absorb, terraform};
+use fplint_core::model::Project;
+use fplint_core::sources::Sources;
+use fplint_core::tree::Limits;
+use fplint_core::Diagnostic;
+use fplint_rules::{Context, Settings, REGISTRY};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Lint one module folder: frontend diagnostics plus every registered rule.
+fn lint_dir(dir: &Path) -> Vec<Diagnostic> {
+    let sources = Sources::new(vec![dir.to_path_buf()]);
+    let mut given = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tf"))
+        .collect();
+    names.sort();
+    for p in names {
+        given.push(sources.load(&p).unwrap());
+    }
+    let unit = terraform::load_module(dir, &given, &sources, Limits::default());
+    let mut project = Project::default();
+    let mut diags = absorb(&mut project, unit);
+    let settings = Settings::default();
+    let ctx = Context {
+        project: &project,
+        settings: &settings,
+    };
+    for r in REGISTRY {
+        if let Some(rule) = r.rule {
+            rule.check(&ctx, &mut diags);
+        }
+    }
+    diags
+}
+
+fn temp_module(tag: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fplint-rules-tf-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("main.tf"), text).unwrap();
+    dir
+}
+
+fn registered(code: &str) -> bool {
+    code == "FP000" || REGISTRY.iter().any(|r| r.code == code && r.rule.is_some())
+}
+
+#[test]
+fn terraform_fixtures() {
+    let mut checked = 0;
+    for code in ["FP000", "FP002", "FP003", "FP004"] {
+        if !registered(code) {
+            continue;
+        }
+        let dir = root().join("tests/fixtures").join(code);
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            let fire = name.starts_with("fire_");
+            if !fire && !name.starts_with("quiet_") {
+                continue;
+            }
+            let diags = if p.is_dir() {
+                lint_dir(&p)
+            } else if name.ends_with(".tf") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                lint_dir(&temp_module(&format!("{code}-{name}"), &text))
+            } else {
+                continue;
+            };
+            let hit = diags.iter().any(|d| d.code == code);
+            assert_eq!(hit, fire, "{code}/{name}: {diags:#?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn rule_doc_hcl_examples() {
+    let mut checked = 0;
+    for r in REGISTRY {
+        let mut lines = r.doc.lines();
+        let mut n = 0;
+        while let Some(l) = lines.next() {
+            let l = l.trim();
+            let fire = match l {
+                "```hcl bad" => true,
+                "```hcl good" => false,
+                _ => continue,
+            };
+            let mut text = String::new();
+            for b in lines.by_ref() {
+                if b.trim() == "```" {
+                    break;
+                }
+                text.push_str(b);
+                text.push('\n');
+            }
+            n += 1;
+            if !registered(r.code) {
+                continue;
+            }
+            let diags = lint_dir(&temp_module(&format!("doc-{}-{n}", r.code), &text));
+            let hit = diags.iter().any(|d| d.code == r.code);
+            assert_eq!(hit, fire, "{} example {n}: {diags:#?}", r.code);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+#[ignore]
+fn show() {
+    let p = PathBuf::from(std::env::var("FPLINT_SHOW").unwrap());
+    let sources = Sources::new(vec![p.clone()]);
+    let mut given = Vec::new();
+    for e in std::fs::read_dir(&p).unwrap() {
+        let e = e.unwrap().path();
+        if e.extension().is_some_and(|x| x == "tf") {
+            given.push(sources.load(&e).unwrap());
+        }
+    }
+    let unit = terraform::load_module(&p, &given, &sources, Limits::default());
+    let mut project = Project::default();
+    let mut diags = absorb(&mut project, unit);
+    for c in &project.clusters {
+        eprintln!(
+            "cluster {} cap={:?} profiles={} releases={}",
+            c.display_name(),
+            c.capacity,
+            c.fargate_profiles.len(),
+            c.helm_releases.len()
+        );
+        for p in &c.fargate_profiles {
+            eprintln!(
+                "  profile {:?} sel={:?}",
+                p.name.value,
+                p.selectors.known().map(|s| s
+                    .iter()
+                    .map(|s| (s.namespace.value.clone(), s.known_labels().map(|l| l.len())))
+                    .collect::<Vec<_>>())
+            );
+        }
+        for r in &c.helm_releases {
+            eprintln!(
+                "  release {:?} ns={:?} values_known={}",
+                r.name.value,
+                r.namespace.value,
+                r.values.is_known()
+            );
+        }
+    }
+    let settings = Settings::default();
+    let ctx = Context {
+        project: &project,
+        settings: &settings,
+    };
+    for r in REGISTRY {
+        if let Some(rule) = r.rule {
+            rule.check(&ctx, &mut diags);
+        }
+    }
+    for d in diags {
+        let f = sources.get(d.span.file).unwrap();
+        let lc = f.line_col(d.span.start as usize);
+        eprintln!(
+            "{}:{}:{} {} {}\n   `{}`\n   path={:?}\n   help={:?}",
+            f.path,
+            lc.line,
+            lc.column,
+            d.code,
+            d.message,
+            f.slice(d.span),
+            d.path,
+            d.help
+        );
+        for r in d.related {
+            let f = sources.get(r.span.file).unwrap();
+            let lc = f.line_col(r.span.start as usize);
+            eprintln!(
+                "   related {}:{}:{} {}",
+                f.path, lc.line, lc.column, r.message
+            );
+        }
+    }
+}
