@@ -200,3 +200,69 @@ fn show() {
         }
     }
 }
+
+/// `FPLINT_CORPUS=dir cargo test --test terraform corpus -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn corpus() {
+    let root = PathBuf::from(std::env::var("FPLINT_CORPUS").unwrap());
+    let sources = Sources::new(vec![root.clone()]);
+    let mut dirs = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        let mut has_tf = false;
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "tf") {
+                has_tf = true;
+            }
+        }
+        if has_tf {
+            dirs.push(d);
+        }
+    }
+    dirs.sort();
+    let mut project = Project::default();
+    let mut diags = Vec::new();
+    for d in &dirs {
+        let mut given = Vec::new();
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "tf") {
+                given.push(sources.load(&p).unwrap());
+            }
+        }
+        let unit = terraform::load_module(d, &given, &sources, Limits::default());
+        diags.extend(absorb(&mut project, unit));
+    }
+    for c in &project.clusters {
+        eprintln!(
+            "cluster {} defined={} cap={:?} profiles={} releases={}",
+            c.display_name(),
+            c.defined,
+            matches!(c.capacity, fplint_core::model::Capacity::None),
+            c.fargate_profiles.len(),
+            c.helm_releases.len()
+        );
+    }
+    let settings = Settings::default();
+    let ctx = Context {
+        project: &project,
+        settings: &settings,
+    };
+    for r in REGISTRY {
+        if let Some(rule) = r.rule {
+            rule.check(&ctx, &mut diags);
+        }
+    }
+    for d in diags {
+        let f = sources.get(d.span.file).unwrap();
+        let lc = f.line_col(d.span.start as usize);
+        eprintln!(
+            "{}:{}:{} {} {}",
+            f.path, lc.line, lc.column, d.code, d.message
+        );
+    }
+}

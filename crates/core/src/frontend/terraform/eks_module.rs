@@ -69,6 +69,51 @@ pub fn kind(source: &str) -> Kind {
     }
 }
 
+/// A local module that is a copy of terraform-aws-eks (its own examples use
+/// `source = "../.."`): recognised by path and content, or, when the folder is
+/// not in the linted tree, by the module's profile inputs.
+pub fn local_kind(
+    dir: &std::path::Path,
+    rel: &str,
+    body: &hcl_edit::structure::Body,
+    sources: &crate::sources::Sources,
+) -> Kind {
+    let rel_t = rel.trim_end_matches('/');
+    let texts: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            let mut p: Vec<_> = rd
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "tf"))
+                .collect();
+            p.sort();
+            p.into_iter()
+                .take(200)
+                .filter_map(|p| sources.load(&p).ok())
+                .map(|f| f.text.to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let has = |needle: &str| texts.iter().any(|t| t.contains(needle));
+    if rel_t.ends_with("modules/fargate-profile")
+        && (texts.is_empty() || has("aws_eks_fargate_profile"))
+    {
+        return Kind::FargateProfile;
+    }
+    let profile_inputs = body.has_attribute("fargate_profiles")
+        && (body.has_attribute("cluster_name") || body.has_attribute("name"));
+    if texts.is_empty() {
+        if profile_inputs {
+            return Kind::Root;
+        }
+        return Kind::Local(rel.to_string());
+    }
+    if has("resource \"aws_eks_cluster\"") && has("fargate_profile") {
+        return Kind::Root;
+    }
+    Kind::Local(rel.to_string())
+}
+
 fn is_false(x: Option<&Value>) -> bool {
     x.is_some_and(|x| {
         matches!(x.kind, ValueKind::Bool(false))

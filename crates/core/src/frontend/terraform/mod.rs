@@ -492,12 +492,28 @@ impl Builder {
                 let name = label(b, 0)?;
                 let src = ctx.eval_attr(&b.body, "source", *f, &Vec::new());
                 let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
-                Some((name.to_string(), eks_module::kind(&src)))
+                let kind = match eks_module::kind(&src) {
+                    eks_module::Kind::Local(rel) => {
+                        eks_module::local_kind(&module.dir.join(&rel), &rel, &b.body, sources)
+                    }
+                    k => k,
+                };
+                Some((name.to_string(), kind))
             })
             .collect();
         self.graph.add_nodes(&blocks, prefix, &kinds, &decls, &env);
 
-        for (b, file) in &blocks {
+        // Clusters first, so profiles in any file find theirs.
+        let defines_cluster = |b: &Block| match (b.ident.as_str(), label(b, 0)) {
+            ("resource", Some(t)) => t == "aws_eks_cluster",
+            ("module", Some(n)) => kinds.get(n) == Some(&eks_module::Kind::Root),
+            _ => false,
+        };
+        let ordered = blocks
+            .iter()
+            .filter(|(b, _)| defines_cluster(b))
+            .chain(blocks.iter().filter(|(b, _)| !defines_cluster(b)));
+        for (b, file) in ordered {
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
                     resources::read(self, &ctx, b, *file, t, n, prefix);
