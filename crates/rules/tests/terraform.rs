@@ -266,3 +266,16 @@ fn corpus() {
         );
     }
 }
+
+#[test]
+fn karpenter_example_pair() {
+    let ex = root().join("examples/terraform");
+    let bad = lint_dir(&ex.join("karpenter-on-fargate"));
+    assert_eq!(
+        bad.iter().filter(|d| d.code == "FP002").count(),
+        1,
+        "{bad:#?}"
+    );
+    let good = lint_dir(&ex.join("karpenter-on-fargate-fixed"));
+    assert!(good.is_empty(), "{good:#?}");
+}

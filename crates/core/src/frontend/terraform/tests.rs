@@ -272,3 +272,59 @@ fn hostile_recursion_stays_bounded() {
     let (out, _, _) = load(&[("main.tf", tf)]);
     assert_eq!(out.clusters[0].name.value, Known::Unknown);
 }
+
+fn fixture(rel: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// What FP003 reads: which profiles may be created together.
+fn parallel_pairs(out: &UnitOutput) -> usize {
+    let project = crate::model::Project {
+        clusters: Vec::new(),
+        graphs: vec![out.graph.clone().unwrap()],
+    };
+    let ps = &out.clusters[0].fargate_profiles;
+    let mut n = 0;
+    for (i, a) in ps.iter().enumerate() {
+        for b in &ps[i + 1..] {
+            let (Some(ra), Some(rb)) = (a.resource, b.resource) else {
+                continue;
+            };
+            if a.created_concurrently
+                && b.created_concurrently
+                && !project.depends_on(ra, rb)
+                && !project.depends_on(rb, ra)
+            {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn awscc_profiles_are_concurrent_unless_ordered() {
+    let (out, _, _) = load(&[("main.tf", &fixture("FP003/fire_awscc_parallel.tf"))]);
+    assert_eq!(parallel_pairs(&out), 1);
+    let (out, _, _) = load(&[("main.tf", &fixture("FP003/quiet_awscc_chained.tf"))]);
+    assert_eq!(out.clusters[0].fargate_profiles.len(), 2);
+    assert_eq!(parallel_pairs(&out), 0);
+    let (out, _, _) = load(&[(
+        "main.tf",
+        &fixture("FP003/quiet_aws_provider_serialised.tf"),
+    )]);
+    assert_eq!(out.clusters[0].fargate_profiles.len(), 2);
+    assert_eq!(parallel_pairs(&out), 0);
+}
+
+#[test]
+fn for_each_profiles_count_one_each() {
+    let (out, _, _) = load(&[("main.tf", &fixture("FP004/fire_for_each_profiles.tf"))]);
+    assert_eq!(out.clusters[0].fargate_profiles.len(), 11);
+    let (out, _, _) = load(&[("main.tf", &fixture("FP004/quiet_unknown_for_each.tf"))]);
+    assert!(out.clusters[0].profiles_incomplete);
+    assert!(out.clusters[0].fargate_profiles.is_empty());
+}
