@@ -25,7 +25,7 @@ pub type R = Result<Value, Fail>;
 /// Work bounds: hostile input must not hang or exhaust memory.
 pub const MAX_STEPS: u64 = 2_000_000;
 pub const MAX_COLLECTION: usize = 10_000;
-const MAX_DEPTH: u32 = 200;
+const MAX_DEPTH: u32 = 100;
 
 /// Text whose YAML structure Helm reads, registered by the span of the value
 /// that carries it: a heredoc body, a values file read by `file`/`templatefile`.

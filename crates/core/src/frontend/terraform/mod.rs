@@ -42,6 +42,29 @@ pub fn load_module(
     sources: &Sources,
     limits: Limits,
 ) -> UnitOutput {
+    // Evaluation recurses; a thread of its own gives it a known, ample stack
+    // whatever the caller's (rayon workers have small ones).
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .name("fplint-terraform".into())
+            .stack_size(64 * 1024 * 1024)
+            .spawn_scoped(s, || load_module_here(dir, given, sources, limits))
+        {
+            Ok(h) => h.join().unwrap_or_else(|_| UnitOutput {
+                formats: vec![Format::Terraform],
+                ..UnitOutput::default()
+            }),
+            Err(_) => load_module_here(dir, given, sources, limits),
+        }
+    })
+}
+
+fn load_module_here(
+    dir: &Path,
+    given: &[Arc<SourceFile>],
+    sources: &Sources,
+    limits: Limits,
+) -> UnitOutput {
     let mut out = UnitOutput {
         formats: vec![Format::Terraform],
         ..UnitOutput::default()

@@ -328,3 +328,69 @@ fn for_each_profiles_count_one_each() {
     assert!(out.clusters[0].profiles_incomplete);
     assert!(out.clusters[0].fargate_profiles.is_empty());
 }
+
+#[test]
+fn long_local_chains_fit_a_small_stack() {
+    let mut tf = String::from("locals {\n");
+    for i in 0..3000 {
+        tf.push_str(&format!(
+            "  l{i} = merge(local.l{}, {{ a = [for x in [1] : x] }})\n",
+            i + 1
+        ));
+    }
+    tf.push_str("  l3000 = {}\n}\nresource \"aws_eks_cluster\" \"c\" { name = local.l0.a[0] }\n");
+    let h = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || {
+            let (out, _, _) = load(&[("main.tf", &tf)]);
+            out.clusters.len()
+        })
+        .unwrap();
+    assert_eq!(h.join().unwrap(), 1);
+}
+
+/// Truncated and spliced corpus files must not panic (run with --ignored).
+#[test]
+#[ignore]
+fn mangled_corpus_does_not_panic() {
+    let root = std::path::PathBuf::from("/work/shared/corpus/files");
+    let mut stack = vec![root];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "tf") {
+                files.push(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("fplint-mangle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for text in &files {
+        let step = (text.len() / 40).max(1);
+        let mut cut = 0;
+        while cut < text.len() {
+            if text.is_char_boundary(cut) {
+                let mangled = format!(
+                    "{}{}",
+                    &text[..cut],
+                    &text[text.len() - (text.len() - cut) / 2..]
+                        .chars()
+                        .rev()
+                        .collect::<String>()
+                );
+                std::fs::write(dir.join("main.tf"), &mangled[..]).unwrap();
+                let sources = Sources::new(vec![dir.clone()]);
+                let f = sources.load(&dir.join("main.tf")).unwrap();
+                let _ = super::load_module_here(&dir, &[f], &sources, Limits::default());
+                std::fs::write(dir.join("main.tf"), &text[..cut]).unwrap();
+                let sources = Sources::new(vec![dir.clone()]);
+                let f = sources.load(&dir.join("main.tf")).unwrap();
+                let _ = super::load_module_here(&dir, &[f], &sources, Limits::default());
+            }
+            cut += step;
+        }
+    }
+}
