@@ -307,14 +307,14 @@ fn parallel_pairs(out: &UnitOutput) -> usize {
 
 #[test]
 fn awscc_profiles_are_concurrent_unless_ordered() {
-    let (out, _, _) = load(&[("main.tf", &fixture("FP003/fire_awscc_parallel.tf"))]);
+    let (out, _, _) = load(&[("main.tf", &fixture("FP003/fire_awscc_parallel/main.tf"))]);
     assert_eq!(parallel_pairs(&out), 1);
-    let (out, _, _) = load(&[("main.tf", &fixture("FP003/quiet_awscc_chained.tf"))]);
+    let (out, _, _) = load(&[("main.tf", &fixture("FP003/quiet_awscc_chained/main.tf"))]);
     assert_eq!(out.clusters[0].fargate_profiles.len(), 2);
     assert_eq!(parallel_pairs(&out), 0);
     let (out, _, _) = load(&[(
         "main.tf",
-        &fixture("FP003/quiet_aws_provider_serialised.tf"),
+        &fixture("FP003/quiet_aws_provider_serialised/main.tf"),
     )]);
     assert_eq!(out.clusters[0].fargate_profiles.len(), 2);
     assert_eq!(parallel_pairs(&out), 0);
@@ -322,9 +322,9 @@ fn awscc_profiles_are_concurrent_unless_ordered() {
 
 #[test]
 fn for_each_profiles_count_one_each() {
-    let (out, _, _) = load(&[("main.tf", &fixture("FP004/fire_for_each_profiles.tf"))]);
+    let (out, _, _) = load(&[("main.tf", &fixture("FP004/fire_for_each_profiles/main.tf"))]);
     assert_eq!(out.clusters[0].fargate_profiles.len(), 11);
-    let (out, _, _) = load(&[("main.tf", &fixture("FP004/quiet_unknown_for_each.tf"))]);
+    let (out, _, _) = load(&[("main.tf", &fixture("FP004/quiet_unknown_for_each/main.tf"))]);
     assert!(out.clusters[0].profiles_incomplete);
     assert!(out.clusters[0].fargate_profiles.is_empty());
 }
