@@ -158,7 +158,7 @@ fn parse_error_exits_2_and_keeps_other_findings() {
         codes,
         vec![
             ("FP000", "a-broken.yaml", 5, 1),
-            ("FP001", "b-cluster.yaml", 11, 11)
+            ("FP001", "b-cluster.yaml", 10, 9)
         ]
     );
 }
@@ -179,8 +179,8 @@ fn json_contract() {
         "message": "CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels",
         "help": "add a selector `namespace: kube-system` with no labels (or remove the labels from this one); with eksctl 0.208.0 or later, the label `eks.amazonaws.com/component: coredns` also works",
         "file": "infra/cluster.yaml",
-        "line": 11,
-        "column": 11,
+        "line": 10,
+        "column": 9,
         "end_line": 11,
         "end_column": 28,
         "path": "fargateProfiles[0].selectors[0].labels",
@@ -198,7 +198,7 @@ fn columns_count_characters() {
     let text = LABELLED.replace("k8s-app: kube-dns", "\"clé\": \"välue\"");
     write(d.path(), "c.yaml", &text);
     let v = json(&fplint(&["check", "--format", "json", "c.yaml"], d.path()));
-    assert_eq!(v["diagnostics"][0]["column"], 11);
+    assert_eq!(v["diagnostics"][0]["column"], 9);
     assert_eq!(v["diagnostics"][0]["end_column"], 25);
 }
 
@@ -361,4 +361,111 @@ fn unrecognised_files_are_skipped() {
     let o = fplint(&["check", "--format", "json", "."], d.path());
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(json(&o)["diagnostics"], serde_json::json!([]));
+}
+
+#[test]
+fn github_and_concise_formats() {
+    let d = tmp();
+    write(d.path(), "infra/c.yaml", LABELLED);
+    let o = fplint(&["check", "--format", "github", "infra"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let line = stdout(&o);
+    assert!(
+        line.starts_with("::error file=infra/c.yaml,line=10,col=9,endLine=11,endColumn=28,title=FP001 coredns-selector-labels::CoreDNS stays Pending"),
+        "{line}"
+    );
+    assert!(line.contains("%0Ahelp: add a selector"), "{line}");
+    assert_eq!(line.lines().count(), 1);
+    let o = fplint(&["check", "--format", "concise", "infra"], d.path());
+    assert_eq!(
+        stdout(&o),
+        "infra/c.yaml:10:9: FP001 [error] CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels\n"
+    );
+}
+
+#[test]
+fn sarif_format_and_output_file() {
+    let d = tmp();
+    write(
+        d.path(),
+        "c.yaml",
+        &LABELLED.replace("k8s-app: kube-dns", "\"clé\": \"𝒳\""),
+    );
+    let o = fplint(
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--output",
+            "out.sarif",
+            "c.yaml",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(d.path().join("out.sarif")).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    assert_eq!(run["columnKind"], "utf16CodeUnits");
+    let rules = run["tool"]["driver"]["rules"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(rules, fplint_rules::REGISTRY.len());
+    let r = &run["results"][0];
+    assert_eq!(r["ruleId"], "FP001");
+    assert_eq!(r["level"], "error");
+    let region = &r["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 10);
+    assert_eq!(region["startColumn"], 9);
+    // `"clé": "𝒳"` is 10 characters but 11 UTF-16 code units.
+    assert_eq!(region["endColumn"], 11 + 11);
+    assert_eq!(
+        run["tool"]["driver"]["rules"][1]["helpUri"],
+        "https://github.com/fplint/fplint/blob/main/rules/FP001.md"
+    );
+}
+
+#[test]
+fn inline_suppressions() {
+    let d = tmp();
+    let suppressed = LABELLED.replace(
+        "        labels:\n",
+        "        # fplint: ignore[FP001]\n        labels:\n",
+    );
+    write(d.path(), "c.yaml", &suppressed);
+    let o = fplint(&["check", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    write(
+        d.path(),
+        "c.yaml",
+        &CLEAN.replace(
+            "kind: ClusterConfig",
+            "kind: ClusterConfig # fplint: ignore-file[FP004]",
+        ),
+    );
+    let o = fplint(&["check", "--format", "concise", "c.yaml"], d.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "an unused suppression is info only"
+    );
+    assert_eq!(
+        stdout(&o),
+        "c.yaml:2:43: FP100 [info] suppression of `FP004` suppresses nothing\n"
+    );
+    let o = fplint(&["check", "--fail-on", "info", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let o = fplint(
+        &[
+            "check", "--select", "FP001", "--format", "concise", "c.yaml",
+        ],
+        d.path(),
+    );
+    assert_eq!(
+        stdout(&o),
+        "",
+        "FP004 did not run, so its suppression is not unused"
+    );
 }

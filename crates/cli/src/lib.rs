@@ -4,6 +4,7 @@
 pub mod config;
 pub mod lint;
 pub mod render;
+pub mod suppress;
 pub mod walk;
 
 pub use lint::{run, ConfigChoice, Options, Outcome};

@@ -187,6 +187,14 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
 
     let per_file = PerFile::new(cfg, &base);
     diagnostics.retain(|d| selection.enabled(d.code));
+    let unused = crate::suppress::apply(&mut diagnostics, &sources, &|c| {
+        REGISTRY
+            .iter()
+            .any(|r| r.code.starts_with(c) && selection.enabled(r.code))
+    });
+    if selection.enabled(crate::suppress::UNUSED) {
+        diagnostics.extend(unused);
+    }
     diagnostics.retain(|d| !per_file.ignored(d, &sources));
     for d in &mut diagnostics {
         if let Some(s) = cfg.severity.get(d.code) {

@@ -45,6 +45,8 @@ enum ListFormat {
 enum OutputFormat {
     Human,
     Json,
+    Sarif,
+    Github,
     Concise,
 }
 
@@ -215,6 +217,8 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let text = match args.format {
         OutputFormat::Json => render::json::render(&outcome),
         OutputFormat::Concise => render::concise::render(&outcome),
+        OutputFormat::Sarif => render::sarif::render(&outcome),
+        OutputFormat::Github => render::github::render(&outcome),
         OutputFormat::Human => {
             let mut s =
                 render::human::render(&outcome, &render::human::HumanOptions { color, width: 100 });

@@ -1,8 +1,10 @@
 //! Renderers: diagnostics are data until they reach this edge.
 
 pub mod concise;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
 
 use crate::lint::Outcome;
 use fplint_core::{Diagnostic, LineCol};
