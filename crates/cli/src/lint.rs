@@ -229,9 +229,32 @@ fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadError) -> Dia
     Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0))
 }
 
+/// Last line of defence: a bug that panics while reading one file becomes an
+/// FP000 "internal error" on that file, and the other files are still linted.
+fn guarded(c: &Candidate, sources: &Sources, f: impl FnOnce() -> UnitOutput) -> UnitOutput {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(out) => out,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let file = sources.add_text(fplint_core::sources::display_path(&c.path), "");
+            UnitOutput {
+                diagnostics: vec![Diagnostic::parse_error(
+                    format!("internal error while reading this file: {what}; please report it"),
+                    fplint_core::Span::new(file.id, 0, 0),
+                )],
+                ..UnitOutput::default()
+            }
+        }
+    }
+}
+
 fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput {
     match sources.load(&c.path) {
-        Ok(f) => frontend::load_document_file(&f, limits),
+        Ok(f) => guarded(c, sources, || frontend::load_document_file(&f, limits)),
         Err(e) => UnitOutput {
             diagnostics: vec![load_error_diagnostic(sources, c, &e)],
             ..UnitOutput::default()

@@ -33,6 +33,11 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+    /// Print a shell completion script
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -123,7 +128,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check(args),
         Command::Rule { code } => match fplint_rules::find(&code) {
             Some(r) => {
-                print!("{}", r.doc);
+                emit(r.doc.as_bytes());
                 Ok(ExitCode::SUCCESS)
             }
             None => {
@@ -132,7 +137,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         },
         Command::Rules { format } => {
-            print!("{}", list_rules(format));
+            emit(list_rules(format).as_bytes());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "fplint", &mut buf);
+            emit(&buf);
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -231,15 +243,18 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`fplint check | head`) is not an error worth reporting.
-            let _ = out.write_all(text.as_bytes());
-        }
+        None => emit(text.as_bytes()),
     }
     Ok(ExitCode::from(
         u8::try_from(outcome.exit_code()).unwrap_or(2),
     ))
+}
+
+/// Write to stdout; a closed pipe (`fplint rules | head`) is not an error worth a panic.
+fn emit(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(bytes);
+    let _ = out.flush();
 }
 
 fn render_config_error(e: &ConfigError) -> String {
