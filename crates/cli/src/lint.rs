@@ -263,17 +263,29 @@ fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput
 }
 
 fn load_terraform(
-    _dir: &Path,
+    dir: &Path,
     files: &[&Candidate],
     sources: &Sources,
-    _limits: Limits,
+    limits: Limits,
 ) -> UnitOutput {
-    let mut out = UnitOutput::default();
+    let mut given = Vec::new();
+    let mut errors = Vec::new();
     for c in files {
-        if let Err(e) = sources.load(&c.path) {
-            out.diagnostics.push(load_error_diagnostic(sources, c, &e));
+        match sources.load(&c.path) {
+            Ok(f) => given.push(f),
+            Err(e) => errors.push(load_error_diagnostic(sources, c, &e)),
         }
     }
+    let mut out = match files.first() {
+        Some(c) => guarded(c, sources, || {
+            fplint_core::frontend::terraform::load_module(dir, &given, sources, limits)
+        }),
+        None => UnitOutput::default(),
+    };
+    // Siblings are read for context only.
+    out.diagnostics
+        .retain(|d| given.iter().any(|g| g.id == d.span.file));
+    out.diagnostics.extend(errors);
     out
 }
 
