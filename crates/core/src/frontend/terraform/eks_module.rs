@@ -9,7 +9,7 @@ use super::eval::{self, span_of};
 use super::{located_str, text, Builder, Ctx};
 use crate::model::{
     Addon, Capacity, Cluster, FargateProfile, Known, Label, Loc, Located, NodeGroup, Provisioner,
-    ResourceRef, Selector, SubnetRef,
+    ResourceRef, Selector,
 };
 use crate::source::{FileId, Span};
 use crate::value::{Value, ValueKind};
@@ -177,9 +177,16 @@ pub fn read(
             let defaults = attr("fargate_profile_defaults");
             match attr("fargate_profiles") {
                 None => {}
-                Some(fp) => {
-                    read_profile_map(b, i, &fp, defaults.as_ref(), &module_path, resource, bspan)
-                }
+                Some(fp) => read_profile_map(
+                    ctx.env,
+                    b,
+                    i,
+                    &fp,
+                    defaults.as_ref(),
+                    &module_path,
+                    resource,
+                    bspan,
+                ),
             }
         }
         Kind::FargateProfile => {
@@ -200,7 +207,7 @@ pub fn read(
                 }
             }
             let entry = Value::new(ValueKind::Map(m), Some(bspan));
-            let p = profile(name, &entry, None, &module_path, resource, bspan);
+            let p = profile(ctx.env, name, &entry, None, &module_path, resource, bspan);
             b.clusters[ci].fargate_profiles.push(p);
         }
         Kind::FargateV17 => {
@@ -209,7 +216,7 @@ pub fn read(
             let loc = Loc::new(bspan, module_path.clone());
             let ci = b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text);
             if let Some(fp) = attr("fargate_profiles") {
-                read_profile_map(b, ci, &fp, None, &module_path, resource, bspan);
+                read_profile_map(ctx.env, b, ci, &fp, None, &module_path, resource, bspan);
             }
         }
         Kind::NodeGroup => {
@@ -322,7 +329,9 @@ fn read_addons(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_profile_map(
+    env: &eval::Env<'_>,
     b: &mut Builder,
     ci: usize,
     fp: &Value,
@@ -347,13 +356,14 @@ fn read_profile_map(
         }
         let path = format!("{module_path}.fargate_profiles.{}", k.name);
         let span = k.span.unwrap_or(bspan);
-        let p = profile(&k.name, entry, defaults, &path, resource, span);
+        let p = profile(env, &k.name, entry, defaults, &path, resource, span);
         b.clusters[ci].fargate_profiles.push(p);
     }
 }
 
 /// A profile from `{ name, selectors = [{namespace, labels}], subnet_ids }`.
 fn profile(
+    env: &eval::Env<'_>,
     key: &str,
     entry: &Value,
     defaults: Option<&Value>,
@@ -386,32 +396,11 @@ fn profile(
         selectors,
         selectors_loc,
         subnets: subnets.map_or(Known::Unknown, |s| {
-            subnet_refs(s, &format!("{path}.subnet_ids"))
+            super::network::subnet_refs(env, s, &format!("{path}.subnet_ids"))
         }),
         pod_execution_role: None,
         resource,
         created_concurrently: false,
-    }
-}
-
-pub fn subnet_refs(s: &Value, path: &str) -> Known<Vec<SubnetRef>> {
-    match &s.kind {
-        ValueKind::List(items) => Known::Known(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, x)| SubnetRef {
-                    id: located_str(
-                        Some(x),
-                        x.span.or(s.span).unwrap_or_default(),
-                        &format!("{path}[{i}]"),
-                    ),
-                    visibility: Known::Unknown,
-                    evidence: None,
-                })
-                .collect(),
-        ),
-        _ => Known::Unknown,
     }
 }
 

@@ -9,6 +9,7 @@ mod eval;
 mod functions;
 mod graph;
 mod helm;
+mod network;
 mod resources;
 mod text;
 

@@ -2,8 +2,9 @@
 //! blocks), `awscc_eks_fargate_profile` (`selectors` list), `aws_eks_node_group`,
 //! `aws_eks_addon`.
 
-use super::eks_module::{labels_of, selectors_from_list, subnet_refs};
+use super::eks_module::{labels_of, selectors_from_list};
 use super::eval::span_of;
+use super::network::subnet_refs;
 use super::{located_str, text, Builder, Ctx, Inst};
 use crate::model::{
     Addon, Capacity, Cluster, FargateProfile, Known, Loc, Located, NodeGroup, Provisioner,
@@ -100,7 +101,7 @@ pub fn read(
                 let subnets = ctx
                     .eval_attr(body, if awscc { "subnets" } else { "subnet_ids" }, file, sc)
                     .map_or(Known::Unknown, |s| {
-                        subnet_refs(&s, &format!("{path}.subnet_ids"))
+                        subnet_refs(ctx.env, &s, &format!("{path}.subnet_ids"))
                     });
                 let role = ctx
                     .eval_attr(body, "pod_execution_role_arn", file, sc)

@@ -394,3 +394,99 @@ fn mangled_corpus_does_not_panic() {
         }
     }
 }
+
+/// Parse and load speed on the corpus's large.tf:
+/// `cargo test --release -p fplint-core large_tf_speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn large_tf_speed() {
+    let p = std::path::Path::new(
+        "/work/shared/corpus/files/martinohmann__hcl-rs/crates/testdata/data/large.tf",
+    );
+    let text = std::fs::read_to_string(p).unwrap();
+    let mb = text.len() as f64 / 1e6;
+    let n = 50;
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        assert!(hcl_edit::parser::parse_body(&text).is_ok());
+    }
+    let parse = t.elapsed().as_secs_f64() / n as f64;
+    let dir = p.parent().unwrap().to_path_buf();
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        let sources = Sources::new(vec![dir.clone()]);
+        let f = sources.load(p).unwrap();
+        let out = super::load_module_here(&dir, &[f], &sources, Limits::default());
+        assert!(out.diagnostics.is_empty());
+    }
+    let load = t.elapsed().as_secs_f64() / n as f64;
+    eprintln!(
+        "large.tf {} bytes: parse {:.2} ms ({:.1} MB/s), parse+evaluate+model {:.2} ms ({:.1} MB/s)",
+        text.len(),
+        parse * 1e3,
+        mb / parse,
+        load * 1e3,
+        mb / load
+    );
+}
+
+#[test]
+fn subnet_visibility_from_routes_ips_and_vpc_module() {
+    use crate::model::SubnetVisibility::{Private, Public};
+    let tf = r#"
+resource "aws_eks_cluster" "c" { name = "c" }
+resource "aws_internet_gateway" "igw" {}
+resource "aws_subnet" "pub" { map_public_ip_on_launch = true }
+resource "aws_subnet" "routed" {}
+resource "aws_subnet" "priv" {}
+resource "aws_route_table" "public" {}
+resource "aws_route" "out" {
+  route_table_id = aws_route_table.public.id
+  gateway_id     = aws_internet_gateway.igw.id
+}
+resource "aws_route_table" "private" {
+  route {
+    cidr_block     = "0.0.0.0/0"
+    nat_gateway_id = "nat-1"
+  }
+}
+resource "aws_route_table_association" "a" {
+  subnet_id      = aws_subnet.routed.id
+  route_table_id = aws_route_table.public.id
+}
+resource "aws_route_table_association" "b" {
+  subnet_id      = aws_subnet.priv.id
+  route_table_id = aws_route_table.private.id
+}
+resource "aws_eks_fargate_profile" "p" {
+  cluster_name = aws_eks_cluster.c.name
+  subnet_ids   = [aws_subnet.pub.id, aws_subnet.routed.id, aws_subnet.priv.id]
+  selector { namespace = "a" }
+}
+resource "aws_eks_fargate_profile" "q" {
+  cluster_name = aws_eks_cluster.c.name
+  subnet_ids   = module.vpc.public_subnets
+  selector { namespace = "b" }
+}
+"#;
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    let ps = &out.clusters[0].fargate_profiles;
+    let vis = |i: usize| -> Vec<Known<crate::model::SubnetVisibility>> {
+        ps[i]
+            .subnets
+            .known()
+            .unwrap()
+            .iter()
+            .map(|s| s.visibility.clone())
+            .collect()
+    };
+    assert_eq!(
+        vis(0),
+        vec![
+            Known::Known(Public),
+            Known::Known(Public),
+            Known::Known(Private)
+        ]
+    );
+    assert_eq!(vis(1), vec![Known::Known(Public)]);
+}
