@@ -188,6 +188,8 @@ impl GraphBuilder {
                 ("resource", Some(t), Some(n)) => format!("{prefix}{t}.{n}"),
                 ("data", Some(t), Some(n)) => format!("{prefix}data.{t}.{n}"),
                 ("module", Some(n), _) => format!("{prefix}module.{n}"),
+                // A local module's outputs, which the caller refers to one by one.
+                ("output", Some(n), _) => format!("{prefix}output.{n}"),
                 _ => continue,
             };
             let mut mine = vec![self.add(addr.clone(), loc.clone())];
@@ -220,7 +222,7 @@ impl GraphBuilder {
         }
     }
 
-    fn target(&self, r: &Ref, prefix: &str, kinds: &HashMap<String, Kind>) -> Option<u32> {
+    fn target(&mut self, r: &Ref, prefix: &str, kinds: &HashMap<String, Kind>) -> Option<u32> {
         let a = |i: usize| r.attrs.get(i).map(String::as_str);
         let addr = match r.root.as_str() {
             "var" | "local" | "each" | "count" | "path" | "terraform" | "self" => return None,
@@ -235,6 +237,20 @@ impl GraphBuilder {
                         } else {
                             outputs_node(&base)
                         }
+                    }
+                    (Some(Kind::Local(_)), Some(out)) => {
+                        // Created now, filled when the module is read.
+                        let addr = format!("{base}.output.{out}");
+                        let loc = self
+                            .node(&base)
+                            .and_then(|n| self.graph.nodes.get(n as usize))
+                            .map(|n| n.loc.clone())
+                            .unwrap_or_default();
+                        let o = self.add(addr, loc);
+                        if let Some(m) = self.node(&base) {
+                            self.graph.add_edge(m, o);
+                        }
+                        return Some(o);
                     }
                     _ => base,
                 }
@@ -258,10 +274,6 @@ impl GraphBuilder {
         for n in inner {
             self.graph.add_edge(m, n);
         }
-    }
-
-    pub fn visiting(&self, child_prefix: &str) -> bool {
-        self.nodes.keys().any(|k| k.starts_with(child_prefix))
     }
 
     pub fn finish(self) -> DependencyGraph {

@@ -616,9 +616,6 @@ impl Builder {
             files: parsed,
         };
         let child_prefix = format!("{prefix}module.{name}.");
-        if self.graph.visiting(&child_prefix) {
-            return;
-        }
         self.load(
             &child,
             sources,

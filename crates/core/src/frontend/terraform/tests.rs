@@ -490,3 +490,46 @@ resource "aws_eks_fargate_profile" "q" {
     );
     assert_eq!(vis(1), vec![Known::Known(Public)]);
 }
+
+#[test]
+fn local_module_outputs_are_tracked_one_by_one() {
+    let root = r#"
+resource "aws_eks_cluster" "c" { name = "c" }
+module "fargate" {
+  source  = "./modules/fargate"
+  cluster = aws_eks_cluster.c.name
+}
+resource "helm_release" "after" {
+  chart = "x"
+  name  = module.fargate.profile_arn
+}
+resource "helm_release" "not_after" {
+  chart = "x"
+  name  = module.fargate.cluster
+}
+resource "helm_release" "whole" {
+  chart      = "x"
+  depends_on = [module.fargate]
+}
+"#;
+    let child = r#"
+variable "cluster" {}
+resource "aws_eks_fargate_profile" "p" {
+  cluster_name = var.cluster
+  selector { namespace = "x" }
+}
+output "profile_arn" { value = aws_eks_fargate_profile.p.arn }
+output "cluster" { value = var.cluster }
+"#;
+    let (out, _, _) = load(&[("main.tf", root), ("modules/fargate/main.tf", child)]);
+    let g = crate::model::Project {
+        clusters: Vec::new(),
+        graphs: vec![out.graph.clone().unwrap()],
+    };
+    let c = &out.clusters[0];
+    let p = c.fargate_profiles[0].resource.unwrap();
+    let rel = |i: usize| c.helm_releases[i].resource.unwrap();
+    assert!(g.depends_on(rel(0), p));
+    assert!(!g.depends_on(rel(1), p));
+    assert!(g.depends_on(rel(2), p));
+}
