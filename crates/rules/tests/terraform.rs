@@ -246,6 +246,29 @@ fn corpus() {
             c.fargate_profiles.len(),
             c.helm_releases.len()
         );
+        let f = sources
+            .get(c.loc.span.file)
+            .map(|f| f.path.clone())
+            .unwrap_or_default();
+        eprintln!("   at {f} incomplete={}", c.profiles_incomplete);
+        for p in &c.fargate_profiles {
+            eprintln!(
+                "   profile {:?} concurrent={} selectors={:?}",
+                p.name.value,
+                p.created_concurrently,
+                p.selectors.known().map(|s| s
+                    .iter()
+                    .map(|s| (s.namespace.value.clone(), s.known_labels().map(|l| l.len())))
+                    .collect::<Vec<_>>())
+            );
+        }
+        for a in &c.addons {
+            eprintln!(
+                "   addon {:?} config={:?}",
+                a.name.value,
+                a.configuration.as_ref().map(|c| c.value.is_known())
+            );
+        }
     }
     let settings = Settings::default();
     let ctx = Context {

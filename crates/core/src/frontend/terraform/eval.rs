@@ -370,7 +370,11 @@ impl<'a> Env<'a> {
                 Some(val) => Ok((val.clone(), 1)),
                 None => Ok((Value::unknown(span), ops.len())),
             },
-            "local" => Ok((self.local(first)?, 1)),
+            // A local declared in a file that was not read is unknown, not an error.
+            "local" => match self.local(first) {
+                Ok(val) => Ok((val, 1)),
+                Err(_) => Ok((Value::unknown(span), ops.len())),
+            },
             "path" => match first {
                 "module" | "root" | "cwd" => Ok((v(ValueKind::String(".".into()), span), 1)),
                 _ => Ok((Value::unknown(span), ops.len())),

@@ -509,41 +509,48 @@ impl Builder {
                 }
             }
         }
-        let kinds: HashMap<String, eks_module::Kind> = blocks
-            .iter()
-            .filter(|(b, _)| b.ident.as_str() == "module")
-            .filter_map(|(b, f)| {
-                let name = label(b, 0)?;
-                let src = ctx.eval_attr(&b.body, "source", *f, &Vec::new());
-                let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
-                let kind = match eks_module::kind(&src) {
-                    eks_module::Kind::Local(rel) => {
-                        eks_module::local_kind(&module.dir.join(&rel), &rel, &b.body, sources)
+        let kind_of = |b: &Block, f: FileId| {
+            let src = ctx.eval_attr(&b.body, "source", f, &Vec::new());
+            let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+            match eks_module::kind(&src) {
+                eks_module::Kind::Local(rel) => {
+                    eks_module::local_kind(&module.dir.join(&rel), &rel, &b.body, sources)
+                }
+                k => k,
+            }
+        };
+        // By name for references (the first block of a name wins, as
+        // Terraform would reject a second one anyway).
+        let mut kinds: HashMap<String, eks_module::Kind> = HashMap::new();
+        for (b, f) in &blocks {
+            if b.ident.as_str() == "module" {
+                if let Some(name) = label(b, 0) {
+                    if !kinds.contains_key(name) {
+                        let k = kind_of(b, *f);
+                        kinds.insert(name.to_string(), k);
                     }
-                    k => k,
-                };
-                Some((name.to_string(), kind))
-            })
-            .collect();
+                }
+            }
+        }
         self.graph.add_nodes(&blocks, prefix, &kinds, &decls, &env);
 
         // Clusters first, so profiles in any file find theirs.
-        let defines_cluster = |b: &Block| match (b.ident.as_str(), label(b, 0)) {
+        let defines_cluster = |b: &Block, f: FileId| match (b.ident.as_str(), label(b, 0)) {
             ("resource", Some(t)) => t == "aws_eks_cluster",
-            ("module", Some(n)) => kinds.get(n) == Some(&eks_module::Kind::Root),
+            ("module", Some(_)) => kind_of(b, f) == eks_module::Kind::Root,
             _ => false,
         };
         let ordered = blocks
             .iter()
-            .filter(|(b, _)| defines_cluster(b))
-            .chain(blocks.iter().filter(|(b, _)| !defines_cluster(b)));
+            .filter(|(b, f)| defines_cluster(b, *f))
+            .chain(blocks.iter().filter(|(b, f)| !defines_cluster(b, *f)));
         for (b, file) in ordered {
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
-                    let kind = kinds.get(n).cloned().unwrap_or(eks_module::Kind::Other);
+                    let kind = kind_of(b, *file);
                     match kind {
                         eks_module::Kind::Local(rel) if depth < MAX_MODULE_DEPTH => {
                             self.load_local(
