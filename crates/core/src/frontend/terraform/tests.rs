@@ -533,3 +533,47 @@ output "cluster" { value = var.cluster }
     assert!(!g.depends_on(rel(1), p));
     assert!(g.depends_on(rel(2), p));
 }
+
+#[test]
+fn templatefile_values_keep_structure_and_spans() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"k\" {{\n  namespace = \"karpenter\"\n  chart = \"karpenter\"\n  values = [templatefile(\"${{path.module}}/v.tpl\", {{ c = module.eks.cluster_name }})]\n}}\n"
+    );
+    let tpl = "settings:\n  clusterName: ${c}\ntolerations:\n  - key: eks.amazonaws.com/compute-type\n    operator: Exists\n";
+    let (out, sources, _) = load(&[("main.tf", &tf), ("v.tpl", tpl)]);
+    let v = out.clusters[0].helm_releases[0]
+        .values
+        .known()
+        .unwrap()
+        .clone();
+    assert!(v
+        .get("settings")
+        .unwrap()
+        .get("clusterName")
+        .unwrap()
+        .is_unknown());
+    let op = tolerations(&out).as_list().unwrap()[0]
+        .get("operator")
+        .unwrap()
+        .clone();
+    let f = sources.get(op.span.unwrap().file).unwrap();
+    assert!(f.path.ends_with("v.tpl"));
+    assert_eq!(f.slice(op.span.unwrap()), "Exists");
+    let src = &out.clusters[0].helm_releases[0].value_sources[0];
+    assert_eq!(src.kind, crate::model::ValueSourceKind::File);
+    let mf = sources.get(src.loc.span.file).unwrap();
+    assert!(mf.slice(src.loc.span).starts_with("templatefile("));
+}
+
+#[test]
+fn plain_heredoc_with_crlf_keeps_spans() {
+    let tf = format!(
+        "{CLUSTER}\r\nresource \"helm_release\" \"k\" {{\r\n  namespace = \"karpenter\"\r\n  chart = \"karpenter\"\r\n  values = [<<EOT\r\ntolerations:\r\n  - operator: Exists\r\nEOT\r\n  ]\r\n}}\r\n"
+    );
+    let (out, sources, _) = load(&[("main.tf", &tf)]);
+    let op = tolerations(&out).as_list().unwrap()[0]
+        .get("operator")
+        .unwrap()
+        .clone();
+    assert_eq!(slice(&sources, &op), "Exists");
+}
