@@ -210,8 +210,8 @@ fn ordering_through_module_outputs() {
     );
     let (out, _, _) = load(&[("main.tf", &tf)]);
     let g = crate::model::Project {
-        clusters: Vec::new(),
         graphs: vec![out.graph.clone().unwrap()],
+        ..Default::default()
     };
     let c = &out.clusters[0];
     let p = c.fargate_profiles[0].resource.unwrap();
@@ -283,8 +283,8 @@ fn fixture(rel: &str) -> String {
 /// What FP003 reads: which profiles may be created together.
 fn parallel_pairs(out: &UnitOutput) -> usize {
     let project = crate::model::Project {
-        clusters: Vec::new(),
         graphs: vec![out.graph.clone().unwrap()],
+        ..Default::default()
     };
     let ps = &out.clusters[0].fargate_profiles;
     let mut n = 0;
@@ -523,8 +523,8 @@ output "cluster" { value = var.cluster }
 "#;
     let (out, _, _) = load(&[("main.tf", root), ("modules/fargate/main.tf", child)]);
     let g = crate::model::Project {
-        clusters: Vec::new(),
         graphs: vec![out.graph.clone().unwrap()],
+        ..Default::default()
     };
     let c = &out.clusters[0];
     let p = c.fargate_profiles[0].resource.unwrap();
