@@ -33,6 +33,8 @@ use std::sync::Arc;
 
 /// Local modules followed below the root at most this deep.
 const MAX_MODULE_DEPTH: usize = 4;
+/// Local module copies (instances included) read for one unit at most.
+const MAX_MODULE_COPIES: usize = 128;
 
 /// Load one module folder. `given` are the .tf files of `dir` the user asked to lint
 /// (already read through `sources`); the loader reads the other `.tf` siblings,
@@ -432,6 +434,8 @@ pub(crate) struct Builder {
     pub stray_capacity: bool,
     pub graph: graph::GraphBuilder,
     pub releases: Vec<crate::model::HelmRelease>,
+    /// Local module copies read so far in this unit.
+    pub modules_loaded: usize,
 }
 
 impl Builder {
@@ -592,25 +596,8 @@ impl Builder {
         let Known::Known(insts) = ctx.instances(b, file) else {
             return;
         };
-        // One instance is followed; repeated local modules would need one
-        // copy of the graph each.
-        let Some(inst) = insts.first() else { return };
-        let mut values = HashMap::new();
-        for s in b.body.iter() {
-            if let Structure::Attribute(a) = s {
-                let k = a.key.as_str();
-                if matches!(
-                    k,
-                    "source" | "count" | "for_each" | "depends_on" | "providers" | "version"
-                ) {
-                    continue;
-                }
-                let val = ctx
-                    .env
-                    .eval(&a.value, file, &inst.scope)
-                    .unwrap_or_else(|_| Value::unknown(span_of(file, a.value.span())));
-                values.insert(k.to_string(), val);
-            }
+        if insts.is_empty() {
+            return;
         }
         let files = sibling_files(&dir, sources);
         if files.is_empty() {
@@ -622,17 +609,46 @@ impl Builder {
             dir: &dir,
             files: parsed,
         };
-        let child_prefix = format!("{prefix}module.{name}.");
-        self.load(
-            &child,
-            sources,
-            limits,
-            Inputs::Child(values),
-            &child_prefix,
-            depth + 1,
-        );
-        self.graph
-            .link_module(&format!("{prefix}module.{name}"), &child_prefix);
+        let repeated = b.body.has_attribute("count") || b.body.has_attribute("for_each");
+        for inst in &insts {
+            // Hostile or huge trees: a bounded number of module copies.
+            if self.modules_loaded >= MAX_MODULE_COPIES {
+                return;
+            }
+            self.modules_loaded += 1;
+            let mut values = HashMap::new();
+            for s in b.body.iter() {
+                if let Structure::Attribute(a) = s {
+                    let k = a.key.as_str();
+                    if matches!(
+                        k,
+                        "source" | "count" | "for_each" | "depends_on" | "providers" | "version"
+                    ) {
+                        continue;
+                    }
+                    let val = ctx
+                        .env
+                        .eval(&a.value, file, &inst.scope)
+                        .unwrap_or_else(|_| Value::unknown(span_of(file, a.value.span())));
+                    values.insert(k.to_string(), val);
+                }
+            }
+            let child_prefix = if repeated {
+                format!("{prefix}module.{name}{}.", inst.suffix)
+            } else {
+                format!("{prefix}module.{name}.")
+            };
+            self.load(
+                &child,
+                sources,
+                limits,
+                Inputs::Child(values),
+                &child_prefix,
+                depth + 1,
+            );
+            self.graph
+                .link_module(&format!("{prefix}module.{name}"), &child_prefix);
+        }
     }
 
     /// The cluster an expression such as `cluster_name = aws_eks_cluster.x.name`

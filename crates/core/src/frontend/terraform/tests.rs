@@ -577,3 +577,15 @@ fn plain_heredoc_with_crlf_keeps_spans() {
         .clone();
     assert_eq!(slice(&sources, &op), "Exists");
 }
+
+#[test]
+fn repeated_local_modules_are_read_once_per_instance() {
+    let root = "resource \"aws_eks_cluster\" \"c\" { name = \"c\" }\nmodule \"fp\" {\n  source   = \"./fp\"\n  for_each = { a = [\"ns-a\"], b = [\"ns-b\", \"ns-c\"] }\n  cluster  = aws_eks_cluster.c.name\n  name     = each.key\n  namespaces = each.value\n}\n";
+    let child = "variable \"cluster\" {}\nvariable \"name\" {}\nvariable \"namespaces\" {}\nresource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = var.cluster\n  fargate_profile_name = var.name\n  dynamic \"selector\" {\n    for_each = var.namespaces\n    content { namespace = selector.value }\n  }\n}\n";
+    let (out, _, _) = load(&[("main.tf", root), ("fp/main.tf", child)]);
+    let ps = &out.clusters[0].fargate_profiles;
+    assert_eq!(ps.len(), 2);
+    assert_eq!(ps[1].name.known().map(String::as_str), Some("b"));
+    assert_eq!(ps[1].selectors.known().unwrap().len(), 2);
+    assert_ne!(ps[0].resource, ps[1].resource);
+}
