@@ -138,8 +138,13 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
 fn uncovered(chart: &str, values: &Value) -> Vec<(String, Option<Span>)> {
     let global = values.get("tolerations");
     if chart != "keda" {
+        // Charts that nest their pods' tolerations (`controller.tolerations`)
+        // are not known here: any nested list that may cover keeps it quiet.
+        let nested_may_cover = chart != "karpenter" && nested_covers(values, 0);
         return match covered(global) {
-            Known::Known(false) => vec![(String::new(), key_span(values, "tolerations"))],
+            Known::Known(false) if !nested_may_cover => {
+                vec![(String::new(), key_span(values, "tolerations"))]
+            }
             _ => Vec::new(),
         };
     }
@@ -185,6 +190,21 @@ impl RelatedOpt for Diagnostic {
             None => self,
         }
     }
+}
+
+/// Whether some `tolerations` below the top level covers the taint or is unknown.
+fn nested_covers(v: &Value, depth: usize) -> bool {
+    let ValueKind::Map(entries) = &v.kind else {
+        return false;
+    };
+    if depth > 32 {
+        return true;
+    }
+    entries.iter().any(|(k, x)| {
+        (depth > 0 && k.name == "tolerations" && covered(Some(x)) != Known::Known(false))
+            || x.is_unknown()
+            || nested_covers(x, depth + 1)
+    })
 }
 
 fn key_span(map: &Value, key: &str) -> Option<Span> {
