@@ -140,6 +140,7 @@ impl<'a> Env<'a> {
             }
             Expression::Object(o) => {
                 let mut entries: Vec<(MapKey, Value)> = Vec::new();
+                let mut index: HashMap<String, usize> = HashMap::new();
                 for (k, val) in o.iter() {
                     let kspan = span_of(file, k.span());
                     let name = match k {
@@ -160,8 +161,16 @@ impl<'a> Env<'a> {
                         }
                     };
                     let value = self.eval(val.expr(), file, scope)?;
-                    entries.retain(|(ek, _)| ek.name != name);
-                    entries.push((MapKey { name, span: kspan }, value));
+                    match index.get(&name) {
+                        Some(&i) => entries[i] = (MapKey { name, span: kspan }, value),
+                        None => {
+                            index.insert(name.clone(), entries.len());
+                            entries.push((MapKey { name, span: kspan }, value));
+                        }
+                    }
+                    if entries.len() > MAX_COLLECTION {
+                        return unknown(span);
+                    }
                 }
                 Ok(v(ValueKind::Map(entries), span))
             }
@@ -274,6 +283,10 @@ impl<'a> Env<'a> {
 
     fn variable(&self, name: &str, scope: &Scope, span: Option<Span>) -> R {
         if let Some((_, val)) = scope.iter().rev().find(|(n, _)| n == name) {
+            self.charge(val);
+            if !self.budget_left() {
+                return unknown(span);
+            }
             return Ok(val.clone());
         }
         // Roots such as `var`, `local`, `module` are only meaningful with a
@@ -367,7 +380,13 @@ impl<'a> Env<'a> {
         };
         match root {
             "var" => match self.vars.get(first) {
-                Some(val) => Ok((val.clone(), 1)),
+                Some(val) => {
+                    self.charge(val);
+                    if !self.budget_left() {
+                        return Ok((Value::unknown(span), ops.len()));
+                    }
+                    Ok((val.clone(), 1))
+                }
                 None => Ok((Value::unknown(span), ops.len())),
             },
             // A local declared in a file that was not read is unknown, not an error.
@@ -412,9 +431,22 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// Copying a value costs work in proportion to its size: without this a
+    /// loop over a large local could copy it without bound.
+    fn charge(&self, val: &Value) {
+        self.steps
+            .set(self.steps.get().saturating_add(weight(val, 0)));
+    }
+
     pub fn local(&self, name: &str) -> R {
         match self.locals.borrow().get(name) {
-            Some(LocalState::Done(val)) => return Ok(val.clone()),
+            Some(LocalState::Done(val)) => {
+                self.charge(val);
+                if !self.budget_left() {
+                    return unknown(val.span);
+                }
+                return Ok(val.clone());
+            }
             Some(LocalState::InProgress) => return unknown(None),
             None => {}
         }
@@ -523,6 +555,7 @@ impl<'a> Env<'a> {
         let base = inner.len();
         let mut list = Vec::new();
         let mut map: Vec<(MapKey, Value)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
         for (k, x) in pairs {
             inner.truncate(base);
             match &f.intro.key_var {
@@ -553,25 +586,29 @@ impl<'a> Env<'a> {
                         };
                     };
                     if f.grouping {
-                        match map.iter_mut().find(|(mk, _)| mk.name == name) {
+                        match index.get(&name).and_then(|&i| map.get_mut(i)) {
                             Some((_, slot)) => {
                                 if let ValueKind::List(items) = &mut slot.kind {
                                     items.push(val);
                                 }
                             }
-                            None => map.push((
-                                MapKey {
-                                    name,
-                                    span: kv.span,
-                                },
-                                v(ValueKind::List(vec![val]), span),
-                            )),
+                            None => {
+                                index.insert(name.clone(), map.len());
+                                map.push((
+                                    MapKey {
+                                        name,
+                                        span: kv.span,
+                                    },
+                                    v(ValueKind::List(vec![val]), span),
+                                ))
+                            }
                         }
                     } else {
-                        if map.iter().any(|(mk, _)| mk.name == name) {
+                        if index.contains_key(&name) {
                             // Terraform rejects duplicate keys without `...`.
                             return Err(Fail);
                         }
+                        index.insert(name.clone(), map.len());
                         map.push((
                             MapKey {
                                 name,
@@ -664,6 +701,18 @@ pub fn index(cur: &Value, k: &Value) -> R {
             cur.get(&name).cloned().ok_or(Fail)
         }
         _ => Err(Fail),
+    }
+}
+
+/// The number of nodes in a value, counted up to a cut-off.
+fn weight(x: &Value, acc: u64) -> u64 {
+    if acc > MAX_STEPS {
+        return acc;
+    }
+    match &x.kind {
+        ValueKind::List(items) => items.iter().fold(acc + 1, |a, i| weight(i, a)),
+        ValueKind::Map(entries) => entries.iter().fold(acc + 1, |a, (_, v)| weight(v, a)),
+        _ => acc + 1,
     }
 }
 

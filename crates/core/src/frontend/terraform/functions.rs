@@ -9,6 +9,9 @@ use crate::source::{FileId, Span};
 use crate::value::{MapKey, Value, ValueKind};
 use hcl_edit::expr::FuncArgs;
 
+/// Strings built by functions are capped: hostile input must not exhaust memory.
+const MAX_STRING: usize = 16 * 1024 * 1024;
+
 pub fn call(
     env: &Env<'_>,
     name: &str,
@@ -81,13 +84,22 @@ pub fn call(
     match name {
         "merge" => {
             let mut out: Vec<(MapKey, Value)> = Vec::new();
+            let mut index: std::collections::HashMap<String, usize> = Default::default();
             for m in &vals {
                 match &m.kind {
                     ValueKind::Null => {}
                     ValueKind::Map(entries) => {
                         for (k, x) in entries {
-                            out.retain(|(ok, _)| ok.name != k.name);
-                            out.push((k.clone(), x.clone()));
+                            match index.get(&k.name) {
+                                Some(&i) => out[i] = (k.clone(), x.clone()),
+                                None => {
+                                    index.insert(k.name.clone(), out.len());
+                                    out.push((k.clone(), x.clone()));
+                                }
+                            }
+                        }
+                        if out.len() > MAX_COLLECTION {
+                            return unknown(span);
                         }
                     }
                     _ => return Err(Fail),
@@ -231,7 +243,11 @@ pub fn call(
             if from.is_empty() {
                 return Err(Fail);
             }
-            Ok(v(ValueKind::String(t.replace(&from, &to)), span))
+            let out = t.replace(&from, &to);
+            if out.len() > MAX_STRING {
+                return unknown(span);
+            }
+            Ok(v(ValueKind::String(out), span))
         }
         "lower" | "upper" | "trimspace" => {
             let Some(t) = s(0) else { return Err(Fail) };
@@ -248,7 +264,11 @@ pub fn call(
                 return Err(Fail);
             };
             let parts: Option<Vec<String>> = items.iter().map(scalar_text).collect();
-            Ok(v(ValueKind::String(parts.ok_or(Fail)?.join(&sep)), span))
+            let out = parts.ok_or(Fail)?.join(&sep);
+            if out.len() > MAX_STRING {
+                return unknown(span);
+            }
+            Ok(v(ValueKind::String(out), span))
         }
         "split" => {
             let (Some(sep), Some(t)) = (s(0), s(1)) else {
@@ -379,6 +399,9 @@ fn format(fmt: &str, args: &[Value], span: Option<Span>) -> R {
             }
             _ => return unknown(span),
         }
+    }
+    if out.len() > MAX_STRING {
+        return unknown(span);
     }
     Ok(v(ValueKind::String(out), span))
 }

@@ -589,3 +589,12 @@ fn repeated_local_modules_are_read_once_per_instance() {
     assert_eq!(ps[1].selectors.known().unwrap().len(), 2);
     assert_ne!(ps[0].resource, ps[1].resource);
 }
+
+#[test]
+fn copying_large_values_is_bounded() {
+    let tf = "locals {\n  big = { for i in range(5000) : \"k${i}\" => [i, i, i] }\n  all = [for i in range(5000) : local.big]\n  name = length(local.all) > 0 ? \"c\" : \"d\"\n}\nresource \"aws_eks_cluster\" \"c\" { name = local.name }\n";
+    let t = std::time::Instant::now();
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    assert!(t.elapsed().as_secs() < 20);
+    assert_eq!(out.clusters[0].name.value, Known::Unknown);
+}
