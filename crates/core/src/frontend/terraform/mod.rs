@@ -9,6 +9,7 @@ mod eval;
 mod functions;
 mod graph;
 mod helm;
+mod manifests;
 mod network;
 mod resources;
 mod text;
@@ -436,6 +437,8 @@ pub(crate) struct Builder {
     pub releases: Vec<crate::model::HelmRelease>,
     /// Local module copies read so far in this unit.
     pub modules_loaded: usize,
+    pub workloads: Vec<crate::workload::Workload>,
+    pub aws_auth: Vec<crate::workload::AwsAuth>,
 }
 
 impl Builder {
@@ -568,12 +571,16 @@ impl Builder {
                 _ => {}
             }
         }
-        // Releases are placed once every cluster of the unit is known.
+        // Releases and manifests are placed once every cluster of the unit is known.
         for (b, file) in &blocks {
-            if let ("resource", Some("helm_release"), Some(n)) =
-                (b.ident.as_str(), label(b, 0), label(b, 1))
-            {
-                helm::read(self, &ctx, b, *file, n, prefix);
+            match (b.ident.as_str(), label(b, 0), label(b, 1)) {
+                ("resource", Some("helm_release"), Some(n)) => {
+                    helm::read(self, &ctx, b, *file, n, prefix);
+                }
+                ("resource", Some(t @ ("kubectl_manifest" | "kubernetes_manifest")), Some(n)) => {
+                    manifests::read(self, &ctx, b, *file, t, n, prefix);
+                }
+                _ => {}
             }
         }
     }
@@ -757,12 +764,20 @@ impl Builder {
                 Capacity::None => Capacity::None,
             };
         }
-        // A release targets the unit's cluster when there is exactly one.
+        // Releases and manifests target the unit's cluster when there is exactly one.
         if self.clusters.len() == 1 {
             if let Some(c) = self.clusters.first_mut() {
                 c.helm_releases.append(&mut self.releases);
+                for w in &mut self.workloads {
+                    w.cluster_key = Some(c.key.clone());
+                }
+                for a in &mut self.aws_auth {
+                    a.cluster_key = Some(c.key.clone());
+                }
             }
         }
+        out.workloads = self.workloads;
+        out.aws_auth = self.aws_auth;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }

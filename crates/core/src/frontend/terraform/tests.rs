@@ -598,3 +598,27 @@ fn copying_large_values_is_bounded() {
     assert!(t.elapsed().as_secs() < 20);
     assert_eq!(out.clusters[0].name.value, Known::Unknown);
 }
+
+#[test]
+fn kubectl_and_kubernetes_manifests_become_workloads() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"kubectl_manifest\" \"app\" {{\n  yaml_body = <<-YAML\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: app\n      namespace: ${{var.ns}}\n    spec:\n      template:\n        spec:\n          containers:\n            - name: app\n              image: nginx\n  YAML\n  override_namespace = \"karpenter\"\n  depends_on = [module.eks]\n}}\nresource \"kubernetes_manifest\" \"job\" {{\n  manifest = {{\n    apiVersion = \"batch/v1\"\n    kind = \"Job\"\n    metadata = {{ name = \"j\", namespace = \"jobs\" }}\n    spec = {{ template = {{ spec = {{ containers = [{{ name = \"j\", image = \"busybox\" }}] }} }} }}\n  }}\n}}\n"
+    );
+    let (out, sources, _) = load(&[("main.tf", &tf)]);
+    assert_eq!(out.workloads.len(), 2);
+    let w = &out.workloads[0];
+    assert_eq!(w.namespace.known().map(String::as_str), Some("karpenter"));
+    assert_eq!(w.cluster_key.as_deref(), Some("demo-prod"));
+    let f = sources.get(w.loc.span.file).unwrap();
+    assert_eq!(f.slice(w.loc.span), "Deployment");
+    let g = crate::model::Project {
+        graphs: vec![out.graph.clone().unwrap()],
+        ..Default::default()
+    };
+    let p = out.clusters[0].fargate_profiles[0].resource.unwrap();
+    assert!(g.depends_on(w.resource.unwrap(), p));
+    assert_eq!(
+        out.workloads[1].namespace.known().map(String::as_str),
+        Some("jobs")
+    );
+}
