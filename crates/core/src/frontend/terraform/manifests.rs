@@ -95,3 +95,193 @@ fn set_namespace(obj: &mut Value, ns: Value) {
         ));
     }
 }
+
+/// `kubernetes_deployment(_v1)` and friends: HCL blocks in the provider's
+/// snake_case schema, turned into the Kubernetes object the frontend reads.
+pub fn read_typed(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    rtype: &str,
+    name: &str,
+    prefix: &str,
+) {
+    let base = rtype
+        .trim_start_matches("kubernetes_")
+        .trim_end_matches("_v1")
+        .trim_end_matches("_v2");
+    let kind = match base {
+        "deployment" => "Deployment",
+        "stateful_set" => "StatefulSet",
+        "daemonset" | "daemon_set" => "DaemonSet",
+        "replica_set" => "ReplicaSet",
+        "job" => "Job",
+        "cron_job" => "CronJob",
+        "pod" => "Pod",
+        "config_map" => "ConfigMap",
+        _ => return,
+    };
+    let addr = format!("{prefix}{rtype}.{name}");
+    let resource = b
+        .graph
+        .node(&addr)
+        .map(|node| ResourceRef { graph: 0, node });
+    let header = span_of(file, block.span()).unwrap_or_default();
+    let Known::Known(insts) = ctx.instances(block, file) else {
+        return;
+    };
+    for inst in insts {
+        let path = format!("{addr}{}", inst.suffix);
+        let mut obj = block_value(ctx, inst.body, file, &inst.scope, 0);
+        let ValueKind::Map(entries) = &mut obj.kind else {
+            continue;
+        };
+        entries.insert(
+            0,
+            (
+                MapKey {
+                    name: "kind".into(),
+                    span: Some(header),
+                },
+                Value::new(ValueKind::String(kind.into()), Some(header)),
+            ),
+        );
+        // The provider's default namespace.
+        let has_ns = obj
+            .get("metadata")
+            .is_some_and(|m| m.get("namespace").is_some() || m.is_unknown());
+        if !has_ns {
+            set_namespace(
+                &mut obj,
+                Value::new(ValueKind::String("default".into()), Some(header)),
+            );
+        }
+        let mut unit = UnitOutput::default();
+        kubernetes::load_object(&obj, &path, &mut unit);
+        for mut w in unit.workloads {
+            w.resource = resource;
+            b.workloads.push(w);
+        }
+        b.aws_auth.extend(unit.aws_auth);
+    }
+}
+
+/// Repeated blocks that are lists in Kubernetes' schema, with their list name.
+const LIST_BLOCKS: &[(&str, &str)] = &[
+    ("container", "containers"),
+    ("init_container", "initContainers"),
+    ("toleration", "tolerations"),
+    ("volume", "volumes"),
+    ("port", "ports"),
+    ("env", "env"),
+    ("env_from", "envFrom"),
+    ("volume_mount", "volumeMounts"),
+    ("image_pull_secrets", "imagePullSecrets"),
+    ("topology_spread_constraint", "topologySpreadConstraints"),
+    ("host_aliases", "hostAliases"),
+    ("match_expressions", "matchExpressions"),
+];
+
+fn camel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut up = false;
+    for c in s.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn block_value(
+    ctx: &Ctx<'_, '_>,
+    body: &hcl_edit::structure::Body,
+    file: FileId,
+    scope: &super::eval::Scope,
+    depth: usize,
+) -> Value {
+    use hcl_edit::structure::Structure;
+    let span = span_of(file, body.span());
+    if depth > 32 {
+        return Value::unknown(span);
+    }
+    let mut entries: Vec<(MapKey, Value)> = Vec::new();
+    let mut idents: Vec<&str> = Vec::new();
+    for s in body.iter() {
+        match s {
+            Structure::Attribute(a) => {
+                let k = a.key.as_str();
+                if matches!(
+                    k,
+                    "count" | "for_each" | "depends_on" | "provider" | "lifecycle"
+                ) {
+                    continue;
+                }
+                let val = ctx
+                    .env
+                    .eval(&a.value, file, scope)
+                    .unwrap_or_else(|_| Value::unknown(span_of(file, a.value.span())));
+                entries.push((
+                    MapKey {
+                        name: camel(k),
+                        span: span_of(file, a.key.span()),
+                    },
+                    val,
+                ));
+            }
+            Structure::Block(bl) => {
+                let id = if bl.ident.as_str() == "dynamic" {
+                    super::label(bl, 0).unwrap_or("")
+                } else {
+                    bl.ident.as_str()
+                };
+                if !id.is_empty()
+                    && !matches!(id, "lifecycle" | "timeouts")
+                    && !idents.contains(&id)
+                {
+                    idents.push(id);
+                }
+            }
+        }
+    }
+    for id in idents {
+        let list_name = LIST_BLOCKS.iter().find(|(b, _)| *b == id).map(|(_, l)| *l);
+        let key = list_name.map_or_else(|| camel(id), str::to_string);
+        let val = match ctx.blocks(body, id, file, scope) {
+            Known::Unknown => Value::unknown(span),
+            Known::Known(insts) => {
+                let items: Vec<Value> = insts
+                    .iter()
+                    .map(|i| {
+                        let mut x = block_value(ctx, i.body, i.file, &i.scope, depth + 1);
+                        x.span = Some(i.span);
+                        x
+                    })
+                    .collect();
+                let first_span = insts.first().map(|i| i.span);
+                match list_name {
+                    Some(_) => Value::new(ValueKind::List(items), first_span.or(span)),
+                    None => match items.into_iter().next() {
+                        Some(x) => x,
+                        None => continue,
+                    },
+                }
+            }
+        };
+        let kspan = val.span;
+        entries.push((
+            MapKey {
+                name: key,
+                span: kspan,
+            },
+            val,
+        ));
+    }
+    Value::new(ValueKind::Map(entries), span)
+}

@@ -580,6 +580,9 @@ impl Builder {
                 ("resource", Some(t @ ("kubectl_manifest" | "kubernetes_manifest")), Some(n)) => {
                     manifests::read(self, &ctx, b, *file, t, n, prefix);
                 }
+                ("resource", Some(t), Some(n)) if t.starts_with("kubernetes_") => {
+                    manifests::read_typed(self, &ctx, b, *file, t, n, prefix);
+                }
                 _ => {}
             }
         }

@@ -622,3 +622,55 @@ fn kubectl_and_kubernetes_manifests_become_workloads() {
         Some("jobs")
     );
 }
+
+#[test]
+fn kubernetes_deployment_blocks_become_workloads() {
+    let tf = format!(
+        r#"{CLUSTER}
+resource "kubernetes_deployment_v1" "app" {{
+  metadata {{
+    name = "app"
+  }}
+  spec {{
+    replicas = 2
+    template {{
+      metadata {{
+        labels = {{ app = "x" }}
+      }}
+      spec {{
+        node_selector = {{ "kubernetes.io/os" = "linux" }}
+        toleration {{
+          key      = "eks.amazonaws.com/compute-type"
+          operator = "Equal"
+          value    = "fargate"
+          effect   = "NoSchedule"
+        }}
+        container {{
+          name  = "app"
+          image = "nginx"
+          resources {{
+            requests = {{ cpu = "250m", memory = "512Mi" }}
+          }}
+        }}
+      }}
+    }}
+  }}
+}}
+"#
+    );
+    let (out, sources, _) = load(&[("main.tf", &tf)]);
+    assert_eq!(out.workloads.len(), 1);
+    let w = &out.workloads[0];
+    assert_eq!(w.kind, crate::workload::WorkloadKind::Deployment);
+    assert_eq!(w.namespace.known().map(String::as_str), Some("default"));
+    let tols = w.pod.tolerations.known().unwrap();
+    assert_eq!(
+        tols[0].tolerates("eks.amazonaws.com/compute-type", "fargate", "NoSchedule"),
+        Known::Known(true)
+    );
+    let f = sources.get(tols[0].loc.span.file).unwrap();
+    assert!(f.slice(tols[0].loc.span).starts_with("toleration {"));
+    let c = &w.pod.containers.known().unwrap()[0];
+    assert_eq!(c.requests.cpu, Known::Known(Some(250)));
+    assert_eq!(w.pod.known_labels(), Some(vec![("app", "x")]));
+}
