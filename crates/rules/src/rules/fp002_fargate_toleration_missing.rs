@@ -81,6 +81,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
         .cloned()
         .unwrap_or_else(|| rel.loc.path.clone());
     let pname = profile.name.known().map_or("?", String::as_str);
+    let target = depends_on_target(ctx, profile);
     let what = if missing.len() == 1 && first.is_empty() {
         "its pods do not tolerate".to_string()
     } else {
@@ -126,7 +127,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
         .with_related_opt(in_values_file, "these tolerations in the values file miss the Fargate taint")
         .with_help(format!(
             "order the release after the profile so its pods are created once the profile is ACTIVE: \
-             add `depends_on = [module.eks]` (or the profile resource, e.g. `aws_eks_fargate_profile.{pname}`); \
+             add `depends_on = [{target}]`; \
              as a workaround, add the toleration `{{key: {TAINT_KEY}, operator: Equal, value: fargate, effect: NoSchedule}}` \
              to the chart's tolerations (the toleration alone can leave pods failing with `Too many pods`)"
         )),
@@ -177,6 +178,31 @@ fn uncovered(chart: &str, values: &Value) -> Vec<(String, Option<Span>)> {
         }
     }
     out
+}
+
+/// What to write in `depends_on` to wait for the profile: the module that
+/// makes it, or the profile resource itself.
+fn depends_on_target(ctx: &Context<'_>, profile: &FargateProfile) -> String {
+    let name = profile
+        .resource
+        .and_then(|r| {
+            ctx.project
+                .graphs
+                .get(r.graph as usize)?
+                .nodes
+                .get(r.node as usize)
+        })
+        .map(|n| n.name.clone())
+        .unwrap_or_default();
+    if let Some(rest) = name.strip_prefix("module.") {
+        let module = rest.split(['.', '[']).next().unwrap_or(rest);
+        return format!("module.{module}");
+    }
+    if name.is_empty() {
+        "module.eks".to_string()
+    } else {
+        name
+    }
 }
 
 trait RelatedOpt {
