@@ -1,2 +1,3 @@
 pub mod fp001_coredns_selector_labels;
+pub mod fp003_fargate_profile_parallel_creation;
 pub mod fp004_fargate_quota_exceeded;
