@@ -249,4 +249,16 @@ mod tests {
             .unwrap()
             .contains("`DependsOn: B` to `C`"));
     }
+
+    #[test]
+    fn cloudformation_examples() {
+        let dir = root().join("examples/cloudformation");
+        let race = std::fs::read_to_string(dir.join("fargate-race.yaml")).unwrap();
+        let d = lint("fargate-race.yaml", &race);
+        let at: Vec<(&str, &str)> = d.iter().map(|d| (d.code, &race[d.span.range()])).collect();
+        assert_eq!(at, [("FP003", "AppsProfile"), ("FP003", "JobsProfile")]);
+        let fixed = std::fs::read_to_string(dir.join("fixed/fargate-chain.yaml")).unwrap();
+        let d = lint("fargate-chain.yaml", &fixed);
+        assert!(d.is_empty(), "{d:#?}");
+    }
 }

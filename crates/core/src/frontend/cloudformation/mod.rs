@@ -507,3 +507,324 @@ fn strip_spans(v: &mut crate::value::Value) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::{load_document_file, Format};
+    use crate::model::SubnetVisibility;
+    use crate::source::FileId;
+    use crate::tree::Limits;
+
+    fn load_as(path: &str, text: &str) -> UnitOutput {
+        let file = SourceFile::new(FileId(0), path, text);
+        load_document_file(&file, Limits::default())
+    }
+
+    fn load(text: &str) -> UnitOutput {
+        load_as("t.yaml", text)
+    }
+
+    fn slice<'a>(text: &'a str, loc: &Loc) -> &'a str {
+        &text[loc.span.range()]
+    }
+
+    const TEMPLATE: &str = r#"AWSTemplateFormatVersion: "2010-09-09"
+Parameters:
+  Name:
+    Type: String
+    Default: shop
+  SubnetIds:
+    Type: List<AWS::EC2::Subnet::Id>
+    Default: "subnet-1, subnet-2"
+Resources:
+  Igw:
+    Type: AWS::EC2::InternetGateway
+  Nat:
+    Type: AWS::EC2::NatGateway
+    Properties: {SubnetId: !Ref PublicSubnet}
+  PublicSubnet:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: vpc-1, CidrBlock: 10.0.0.0/24}
+  PrivateSubnet:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: vpc-1, CidrBlock: 10.0.1.0/24, MapPublicIpOnLaunch: false}
+  OpenSubnet:
+    Type: AWS::EC2::Subnet
+    Properties: {VpcId: vpc-1, CidrBlock: 10.0.2.0/24, MapPublicIpOnLaunch: true}
+  PublicRt:
+    Type: AWS::EC2::RouteTable
+    Properties: {VpcId: vpc-1}
+  PublicRoute:
+    Type: AWS::EC2::Route
+    Properties: {RouteTableId: !Ref PublicRt, DestinationCidrBlock: 0.0.0.0/0, GatewayId: !Ref Igw}
+  PublicAssoc:
+    Type: AWS::EC2::SubnetRouteTableAssociation
+    Properties: {SubnetId: !Ref PublicSubnet, RouteTableId: !Ref PublicRt}
+  PrivateRt:
+    Type: AWS::EC2::RouteTable
+    Properties: {VpcId: vpc-1}
+  PrivateRoute:
+    Type: AWS::EC2::Route
+    Properties: {RouteTableId: !Ref PrivateRt, DestinationCidrBlock: 0.0.0.0/0, NatGatewayId: !Ref Nat}
+  PrivateAssoc:
+    Type: AWS::EC2::SubnetRouteTableAssociation
+    Properties: {SubnetId: !Ref PrivateSubnet, RouteTableId: !Ref PrivateRt}
+  Cluster:
+    Type: AWS::EKS::Cluster
+    Properties:
+      Name: !Ref Name
+      Version: "1.30"
+      RoleArn: arn:aws:iam::1:role/r
+      ResourcesVpcConfig: {SubnetIds: [!Ref PrivateSubnet]}
+  CoreDns:
+    Type: AWS::EKS::Addon
+    Properties:
+      AddonName: coredns
+      ClusterName: !Ref Cluster
+      ConfigurationValues: '{"computeType": "fargate"}'
+  ProfileA:
+    Type: AWS::EKS::FargateProfile
+    Properties:
+      ClusterName: shop
+      FargateProfileName: !Sub "${Name}-system"
+      PodExecutionRoleArn: !GetAtt Role.Arn
+      Subnets: [!Ref PrivateSubnet, !Ref PublicSubnet, !Ref OpenSubnet, subnet-9]
+      Selectors:
+        - Namespace: kube-system
+          Labels:
+            - Key: k8s-app
+              Value: kube-dns
+  ProfileB:
+    Type: AWS::EKS::FargateProfile
+    DependsOn: ProfileA
+    Properties:
+      ClusterName: !Ref Cluster
+      Subnets: !Ref SubnetIds
+      Selectors: [{Namespace: !Join ["-", [app, !Ref Name]]}]
+  Role:
+    Type: AWS::IAM::Role
+    Properties: {AssumeRolePolicyDocument: {}}
+"#;
+
+    #[test]
+    fn template_into_the_model() {
+        let out = load(TEMPLATE);
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        assert_eq!(out.formats, [Format::CloudFormation]);
+        assert_eq!(out.clusters.len(), 1);
+        let c = &out.clusters[0];
+        assert_eq!(c.key, "shop");
+        assert!(c.defined);
+        assert_eq!(c.capacity, Capacity::None);
+        assert_eq!(slice(TEMPLATE, &c.loc), "Cluster");
+        assert_eq!(c.version.as_ref().and_then(|v| v.known()).unwrap(), "1.30");
+        let addon = &c.addons[0];
+        assert_eq!(addon.name.known().unwrap(), "coredns");
+        let cfg = addon.configuration.as_ref().unwrap().known().unwrap();
+        assert!(format!("{cfg:?}").contains("fargate"));
+
+        let [a, b] = &c.fargate_profiles[..] else {
+            panic!("{:?}", c.fargate_profiles)
+        };
+        assert_eq!(a.name.known().unwrap(), "shop-system");
+        assert_eq!(slice(TEMPLATE, &a.loc), "ProfileA");
+        assert_eq!(a.loc.path, "Resources.ProfileA");
+        assert!(a.created_concurrently);
+        let sel = &a.selectors.known().unwrap()[0];
+        assert_eq!(sel.namespace.known().unwrap(), "kube-system");
+        assert_eq!(sel.known_labels().unwrap(), [("k8s-app", "kube-dns")]);
+        assert_eq!(
+            sel.labels.known().unwrap()[0].loc.path,
+            "Resources.ProfileA.Properties.Selectors[0].Labels[0]"
+        );
+        let vis: Vec<Option<SubnetVisibility>> = a
+            .subnets
+            .known()
+            .unwrap()
+            .iter()
+            .map(|s| s.visibility.known().copied())
+            .collect();
+        use SubnetVisibility::{Private, Public};
+        assert_eq!(vis, [Some(Private), Some(Public), Some(Public), None]);
+        let open = &a.subnets.known().unwrap()[2];
+        assert_eq!(slice(TEMPLATE, open.evidence.as_ref().unwrap()), "true");
+        let public = &a.subnets.known().unwrap()[1];
+        assert_eq!(
+            public.evidence.as_ref().unwrap().path,
+            "Resources.PublicRoute.Properties.GatewayId"
+        );
+
+        assert_eq!(
+            b.selectors.known().unwrap()[0].namespace.known().unwrap(),
+            "app-shop"
+        );
+        let ids: Vec<&String> = b
+            .subnets
+            .known()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s.id.known())
+            .collect();
+        assert_eq!(ids, ["subnet-1", "subnet-2"]);
+
+        let g = out.graph.as_ref().unwrap();
+        let (ra, rb) = (a.resource.unwrap(), b.resource.unwrap());
+        assert_eq!(g.nodes[ra.node as usize].name, "ProfileA");
+        assert!(g.reaches(rb.node, ra.node));
+        assert!(!g.reaches(ra.node, rb.node));
+        // ProfileA reaches the cluster only through nothing: it names it literally.
+        let cluster_node = g.nodes.iter().position(|n| n.name == "Cluster").unwrap() as u32;
+        assert!(g.reaches(rb.node, cluster_node));
+        assert!(!g.reaches(ra.node, cluster_node));
+        assert!(g.reaches(
+            ra.node,
+            g.nodes.iter().position(|n| n.name == "Role").unwrap() as u32
+        ));
+    }
+
+    #[test]
+    fn json_reads_like_yaml() {
+        let json = r#"{"Resources": {
+            "C": {"Type": "AWS::EKS::Cluster", "Properties": {"Name": "x"}},
+            "NG": {"Type": "AWS::EKS::Nodegroup", "Properties": {"ClusterName": {"Ref": "C"}, "NodegroupName": "ng"}},
+            "P": {"Type": "AWS::EKS::FargateProfile", "Properties": {"ClusterName": "x",
+                  "Selectors": [{"Namespace": "a", "Labels": [{"Key": "k", "Value": "v"}]}]}}}}"#;
+        let out = load_as("t.json", json);
+        assert!(out.diagnostics.is_empty());
+        let c = &out.clusters[0];
+        assert!(matches!(&c.capacity, Capacity::Declared(l) if l.path == "Resources.NG"));
+        assert_eq!(c.node_groups[0].name.known().unwrap(), "ng");
+        assert_eq!(
+            c.fargate_profiles[0].selectors.known().unwrap()[0]
+                .known_labels()
+                .unwrap(),
+            [("k", "v")]
+        );
+    }
+
+    #[test]
+    fn clusters_only_referenced_are_not_defined() {
+        let t = "Parameters:\n  CN: {Type: String}\nResources:\n  \
+                 P1:\n    Type: AWS::EKS::FargateProfile\n    Properties: {ClusterName: !Ref CN, Selectors: [{Namespace: a}]}\n  \
+                 P2:\n    Type: AWS::EKS::FargateProfile\n    Properties: {ClusterName: {Ref: CN}, Selectors: [{Namespace: b}]}\n";
+        let out = load(t);
+        assert_eq!(out.clusters.len(), 1);
+        let c = &out.clusters[0];
+        assert_eq!(c.key, "Ref:CN");
+        assert!(!c.defined);
+        assert_eq!(c.capacity, Capacity::Unknown);
+        assert!(!c.name.value.is_known());
+        assert_eq!(c.fargate_profiles.len(), 2);
+    }
+
+    #[test]
+    fn unresolved_values_are_unknown() {
+        let t = "Conditions:\n  X: !Equals [a, b]\nResources:\n  \
+                 P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: c\n      \
+                 Subnets: !If [X, [a], [b]]\n      Selectors:\n        - Namespace: !ImportValue ns\n          \
+                 Labels: !If [X, [], !Ref AWS::NoValue]\n        - Namespace: b\n          Labels:\n            \
+                 - !If [X, {Key: a, Value: b}, !Ref AWS::NoValue]\n";
+        let out = load(t);
+        let p = &out.clusters[0].fargate_profiles[0];
+        assert!(!p.subnets.is_known());
+        let sels = p.selectors.known().unwrap();
+        assert!(!sels[0].namespace.value.is_known());
+        assert!(!sels[0].labels.is_known());
+        assert!(!sels[1].labels.is_known());
+    }
+
+    #[test]
+    fn cdk_custom_resources() {
+        let json = r#"{"Resources": {
+            "Cl": {"Type": "Custom::AWSCDK-EKS-Cluster", "Properties": {"Config": {"name": "cdk", "version": "1.29"}}},
+            "Asg": {"Type": "AWS::AutoScaling::AutoScalingGroup", "Properties": {}},
+            "P": {"Type": "Custom::AWSCDK-EKS-FargateProfile", "Properties": {"Config": {
+                "clusterName": {"Ref": "Cl"}, "fargateProfileName": "fp",
+                "selectors": [{"namespace": "kube-system", "labels": {"a": "b"}}]}}}}}"#;
+        let out = load_as("t.json", json);
+        let c = &out.clusters[0];
+        assert_eq!(c.key, "cdk");
+        // Self-managed nodes may serve the cluster.
+        assert_eq!(c.capacity, Capacity::Unknown);
+        let p = &c.fargate_profiles[0];
+        assert_eq!(p.name.known().unwrap(), "fp");
+        assert!(p.created_concurrently && p.resource.is_some());
+        let sel = &p.selectors.known().unwrap()[0];
+        assert_eq!(sel.known_labels().unwrap(), [("a", "b")]);
+        assert_eq!(
+            sel.labels_loc.as_ref().unwrap().path,
+            "Resources.P.Properties.Config.selectors[0].labels"
+        );
+    }
+
+    #[test]
+    fn auto_mode_is_ec2_capacity() {
+        let t = "Resources:\n  C:\n    Type: AWS::EKS::Cluster\n    Properties:\n      \
+                 ComputeConfig: {Enabled: true}\n";
+        let out = load(t);
+        assert!(matches!(out.clusters[0].capacity, Capacity::Declared(_)));
+    }
+
+    #[test]
+    fn unknown_tag_is_fp000_at_the_tag() {
+        let t = "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      \
+                 ClusterName: !Reff C\n";
+        let out = load(t);
+        assert_eq!(out.diagnostics.len(), 1);
+        let d = &out.diagnostics[0];
+        assert_eq!(d.code, "FP000");
+        assert_eq!(&t[d.span.range()], "!Reff");
+        // The value is unknown, not the text after the tag.
+        assert!(!out.clusters[0].name.value.is_known());
+    }
+
+    #[test]
+    fn recognition() {
+        let yes = [
+            "AWSTemplateFormatVersion: '2010-09-09'\nResources: {}\n",
+            "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n",
+            "Resources:\n  Q:\n    Type: Custom::Thing\n",
+        ];
+        for t in yes {
+            assert_eq!(load(t).formats, [Format::CloudFormation], "{t}");
+        }
+        let no = [
+            "Resources:\n  cpu: 1\n",
+            "resources:\n  Q:\n    Type: AWS::SQS::Queue\n",
+            "- a\n",
+        ];
+        for t in no {
+            assert!(load(t).formats.is_empty(), "{t}");
+        }
+        // Not an EKS template: recognised, no model.
+        let out = load("Resources:\n  S:\n    Type: AWS::CloudFormation::Stack\n    Properties: {TemplateURL: x}\n");
+        assert_eq!(out.formats, [Format::CloudFormation]);
+        assert!(out.clusters.is_empty() && out.graph.is_none());
+    }
+
+    #[test]
+    fn invalid_json_template_is_fp000() {
+        let out = load_as(
+            "t.json",
+            "{\"AWSTemplateFormatVersion\": \"2010-09-09\", \"Resources\": {,}}",
+        );
+        assert_eq!(out.diagnostics.len(), 1);
+        assert_eq!(out.diagnostics[0].code, "FP000");
+    }
+
+    #[test]
+    fn hostile_input_does_not_panic() {
+        let inputs = [
+            "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties: !Ref X\n",
+            "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: [a]\n      Selectors: {a: b}\n",
+            "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    DependsOn: {a: b}\n    Properties:\n      ClusterName: !Sub [x, y, z]\n      Selectors: [a, [b], {Labels: x}]\n",
+            "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: !Sub '${'\n      Subnets: !Select [99, [a]]\n",
+            "Resources:\n  P:\n    Type: Custom::AWSCDK-EKS-FargateProfile\n    Properties: {Config: 3}\n",
+            "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: !GetAtt\n      Selectors: !Join\n",
+        ];
+        for t in inputs {
+            let _ = load(t);
+        }
+    }
+}
