@@ -7,6 +7,7 @@
 //! must therefore see a dependency path between every two profiles of a
 //! cluster. The rule reads only the model: profiles marked
 //! `created_concurrently` with a node in their unit's dependency graph.
+//! Profiles that never exist together (exclusive conditions) cannot race.
 
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, ResourceRef};
@@ -38,6 +39,7 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         let racers: Vec<&(&FargateProfile, ResourceRef)> = profiles[..j]
             .iter()
             .filter(|(_, er)| er.graph == lr.graph)
+            .filter(|(_, er)| !project.mutually_exclusive(*lr, *er))
             .filter(|(_, er)| !project.depends_on(*lr, *er) && !project.depends_on(*er, *lr))
             .collect();
         // The nearest earlier racer: depending on it, once every profile

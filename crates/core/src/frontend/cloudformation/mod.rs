@@ -240,6 +240,22 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         }
     }
 
+    // Profiles under mutually exclusive conditions never coexist.
+    let conditional: Vec<(usize, &str)> = t
+        .resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r.ty, PROFILE | CDK_PROFILE))
+        .filter_map(|(i, r)| Some((i, r.condition?)))
+        .collect();
+    for (k, &(i, ci)) in conditional.iter().enumerate() {
+        for &(j, cj) in &conditional[..k] {
+            if t.conditions_exclusive(ci, cj) {
+                graph.add_exclusive(node_of(i).node, node_of(j).node);
+            }
+        }
+    }
+
     out.clusters.append(&mut clusters);
     out.graph = Some(graph);
 }

@@ -13,6 +13,8 @@ pub struct Resource<'a> {
     pub body: &'a Node,
     pub ty: &'a str,
     pub props: Option<&'a Node>,
+    /// The name of the condition that decides whether the resource exists.
+    pub condition: Option<&'a str>,
 }
 
 impl<'a> Resource<'a> {
@@ -25,6 +27,7 @@ pub struct Template<'a> {
     pub resources: Vec<Resource<'a>>,
     index: HashMap<&'a str, usize>,
     params: HashMap<&'a str, &'a Node>,
+    conditions: HashMap<&'a str, &'a Node>,
     /// `Fn::ForEach` keys under `Resources` make resources fplint cannot list.
     pub generated_resources: bool,
 }
@@ -52,7 +55,8 @@ impl<'a> Template<'a> {
         let mut generated_resources = false;
         for e in doc.get("Resources").and_then(Node::as_map).unwrap_or(&[]) {
             let Some(id) = e.key.scalar() else { continue };
-            if id.starts_with("Fn::ForEach") {
+            // `Fn::ForEach` and `Fn::Transform` produce resources at deployment.
+            if id.starts_with("Fn::") {
                 generated_resources = true;
                 continue;
             }
@@ -70,6 +74,7 @@ impl<'a> Template<'a> {
                 body: &e.value,
                 ty,
                 props: e.value.get("Properties"),
+                condition: e.value.get("Condition").and_then(Node::as_str),
             });
         }
         let mut params = HashMap::new();
@@ -78,10 +83,17 @@ impl<'a> Template<'a> {
                 params.entry(name).or_insert(&e.value);
             }
         }
+        let mut conditions = HashMap::new();
+        for e in doc.get("Conditions").and_then(Node::as_map).unwrap_or(&[]) {
+            if let Some(name) = e.key.scalar() {
+                conditions.entry(name).or_insert(&e.value);
+            }
+        }
         Template {
             resources,
             index,
             params,
+            conditions,
             generated_resources,
         }
     }
@@ -119,6 +131,29 @@ impl<'a> Template<'a> {
             intrinsic::visit_refs(p, &mut |name, _| add(name));
         }
         out
+    }
+
+    /// Whether two conditions can never hold together: one is `Fn::Not` of
+    /// the other, or both compare the same value with different literals.
+    pub fn conditions_exclusive(&self, a: &str, b: &str) -> bool {
+        if a == b {
+            return false;
+        }
+        let (Some(na), Some(nb)) = (self.conditions.get(a), self.conditions.get(b)) else {
+            return false;
+        };
+        let negates = |n: &Node, other: &str| match as_fn(n) {
+            Some(("Fn::Not", arg)) => matches!(arg.as_seq(), Some([x]) if
+                matches!(as_fn(x), Some(("Condition", c)) if c.as_str() == Some(other))),
+            _ => false,
+        };
+        if negates(na, b) || negates(nb, a) {
+            return true;
+        }
+        match (equals_literal(na), equals_literal(nb)) {
+            (Some((ea, la)), Some((eb, lb))) => ea == eb && la != lb,
+            _ => false,
+        }
     }
 
     /// A property that is set: absent, null and `Ref: AWS::NoValue` are not.
@@ -387,5 +422,27 @@ impl<'a> Template<'a> {
         } else {
             (Known::Unknown, None)
         }
+    }
+}
+
+/// `Fn::Equals [expression, "literal"]` (either order) as the canonical
+/// expression and the literal.
+fn equals_literal(n: &Node) -> Option<(String, &str)> {
+    let Some(("Fn::Equals", arg)) = as_fn(n) else {
+        return None;
+    };
+    let [x, y] = arg.as_seq()? else { return None };
+    match (literal(x), literal(y)) {
+        (None, Some(l)) => Some((canonical(x), l)),
+        (Some(l), None) => Some((canonical(y), l)),
+        _ => None,
+    }
+}
+
+fn literal(n: &Node) -> Option<&str> {
+    if as_fn(n).is_none() {
+        n.as_str()
+    } else {
+        None
     }
 }
