@@ -59,6 +59,15 @@ pub static REGISTRY: &[RuleInfo] = &[
         doc: include_str!("../../../rules/FP004.md"),
         rule: Some(&rules::fp004_fargate_quota_exceeded::FargateQuotaExceeded),
     },
+    RuleInfo {
+        code: "FP100",
+        name: "unused-suppression",
+        default_severity: Severity::Info,
+        summary: "An inline `fplint: ignore[...]` suppresses nothing",
+        formats: &[Eksctl, Cfn, Tf, K8s],
+        doc: include_str!("../../../rules/FP100.md"),
+        rule: None,
+    },
 ];
 
 /// Look a rule up by its code.

@@ -301,9 +301,15 @@ fn read_selector(sel: &Node, path: &str) -> Selector {
         None => Located::new(Known::Known(String::new()), loc(sel, path)),
     };
     let labels_path = join(path, "labels");
-    let (labels, labels_loc) = match sel.get("labels") {
+    // The labels location covers the key too, so a finding starts on `labels:`.
+    let labels_entry = sel.entry("labels");
+    let labels_span = labels_entry.map(|e| e.key.span.cover(e.value.span));
+    let (labels, labels_loc) = match labels_entry.map(|e| &e.value) {
         None => (Known::Known(Vec::new()), None),
-        Some(l) if l.is_null() => (Known::Known(Vec::new()), Some(loc(l, &labels_path))),
+        Some(_) if labels_entry.is_some_and(|e| e.value.is_null()) => (
+            Known::Known(Vec::new()),
+            labels_span.map(|s| Loc::new(s, &labels_path)),
+        ),
         Some(l) => match &l.kind {
             NodeKind::Map(entries) => (
                 Known::Known(
@@ -326,9 +332,12 @@ fn read_selector(sel: &Node, path: &str) -> Selector {
                         })
                         .collect(),
                 ),
-                Some(loc(l, &labels_path)),
+                labels_span.map(|s| Loc::new(s, &labels_path)),
             ),
-            _ => (Known::Unknown, Some(loc(l, &labels_path))),
+            _ => (
+                Known::Unknown,
+                labels_span.map(|s| Loc::new(s, &labels_path)),
+            ),
         },
     };
     Selector {

@@ -74,6 +74,140 @@ enum Frame {
 
 /// Parse every document of a YAML stream.
 pub fn parse(text: &str, file: FileId, limits: Limits) -> Parsed {
+    let first = parse_strict(text, file, limits);
+    let indentation = first
+        .error
+        .as_ref()
+        .is_some_and(|e| e.message.contains("indentation"));
+    if !indentation {
+        return first;
+    }
+    // libyaml, Go YAML and CloudFormation accept flow collections whose lines
+    // are indented less than their parent key; saphyr does not. Retry with
+    // those lines indented further, and map the spans back.
+    let Some(shifted) = Reindented::new(text) else {
+        return first;
+    };
+    let mut second = parse_strict(&shifted.text, file, limits);
+    if second.error.is_some() {
+        return first;
+    }
+    for doc in &mut second.documents {
+        shifted.remap(doc);
+    }
+    for d in &mut second.duplicates {
+        d.first = shifted.span(d.first);
+        d.second = shifted.span(d.second);
+    }
+    second
+}
+
+/// The text with every line that starts inside a flow collection indented by
+/// a fixed amount, and the way back to original offsets.
+struct Reindented {
+    text: String,
+    /// Per line of the new text: (start in new text, shift before it, spaces added).
+    lines: Vec<(usize, usize, usize)>,
+}
+
+impl Reindented {
+    fn new(text: &str) -> Option<Reindented> {
+        let pad = text
+            .lines()
+            .map(|l| l.len() - l.trim_start_matches(' ').len())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let mut out = String::with_capacity(text.len() + 1024);
+        let mut lines = Vec::new();
+        let (mut depth, mut shift, mut changed) = (0usize, 0usize, false);
+        for line in text.split_inclusive('\n') {
+            let add = if depth > 0 { pad } else { 0 };
+            lines.push((out.len(), shift, add));
+            if add > 0 {
+                changed = true;
+                out.extend(std::iter::repeat_n(' ', add));
+            }
+            shift += add;
+            out.push_str(line);
+            depth = flow_depth_after(line, depth);
+        }
+        changed.then_some(Reindented { text: out, lines })
+    }
+
+    fn offset(&self, m: usize) -> usize {
+        let i = self
+            .lines
+            .partition_point(|&(start, _, _)| start <= m)
+            .saturating_sub(1);
+        match self.lines.get(i) {
+            Some(&(start, shift, add)) if m < start + add => start - shift,
+            Some(&(_, shift, add)) => m - shift - add,
+            None => m,
+        }
+    }
+
+    fn span(&self, s: Span) -> Span {
+        Span::new(
+            s.file,
+            self.offset(s.start as usize),
+            self.offset(s.end as usize),
+        )
+    }
+
+    fn remap(&self, node: &mut Node) {
+        node.span = self.span(node.span);
+        match &mut node.kind {
+            NodeKind::Scalar(..) => {}
+            NodeKind::Seq(items) => items.iter_mut().for_each(|n| self.remap(n)),
+            NodeKind::Map(entries) => entries.iter_mut().for_each(|e| {
+                self.remap(&mut e.key);
+                self.remap(&mut e.value);
+            }),
+        }
+    }
+}
+
+/// Flow-collection depth at the end of `line`, given the depth at its start.
+/// Brackets count when they open a value (or anywhere inside a flow
+/// collection), outside quotes and comments.
+fn flow_depth_after(line: &str, mut depth: usize) -> usize {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    let mut prev = b' ';
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'#' if prev == b' ' || prev == b'\t' => break,
+            b'"' | b'\'' if depth > 0 || matches!(prev, b' ' | b'[' | b'{' | b',') => {
+                // Skip the quoted scalar; '' escapes a single quote.
+                i += 1;
+                while i < bytes.len() {
+                    if b == b'"' && bytes[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if bytes[i] == b {
+                        if b == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'[' | b'{' if depth > 0 || matches!(prev, b' ' | b'\t') || i == 0 => depth += 1,
+            b']' | b'}' if depth > 0 => depth -= 1,
+            _ => {}
+        }
+        prev = bytes.get(i).copied().unwrap_or(b' ');
+        i += 1;
+    }
+    depth
+}
+
+fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
     let mut out = Parsed::default();
     let mut pos = CharToByte::new(text);
     let mut stack: Vec<Frame> = Vec::new();
@@ -387,6 +521,19 @@ mod tests {
         let e = d.error.unwrap();
         assert!(e.message.starts_with("invalid YAML"));
         assert!(e.span.start as usize <= t.len());
+    }
+
+    #[test]
+    fn flow_mapping_indented_like_its_key() {
+        let t = "Resources:\n  Key:\n    Props: {\n      \"A\": [1,\n    2],\n      \"B\": \"x # y\"\n    }\n    Next: !Ref Z\n";
+        let d = p(t);
+        assert!(d.error.is_none(), "{:?}", d.error);
+        let key = d.documents[0].get("Resources").unwrap().get("Key").unwrap();
+        let props = key.get("Props").unwrap();
+        assert_eq!(props.get("B").unwrap().scalar(), Some("x # y"));
+        assert_eq!(slice(t, props.get("B").unwrap()), "\"x # y\"");
+        assert_eq!(slice(t, key.get("Next").unwrap()), "!Ref Z");
+        assert!(slice(t, props).starts_with('{') && slice(t, props).ends_with('}'));
     }
 
     #[test]

@@ -1,0 +1,300 @@
+//! `fplint.toml` / `.fplint.toml`: found in the linted folder or its
+//! ancestors (closest wins). Unknown keys and bad values are errors that point
+//! at the key.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+pub const FILE_NAMES: &[&str] = &["fplint.toml", ".fplint.toml"];
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawConfig {
+    pub select: Option<Spanned<Vec<Spanned<String>>>>,
+    pub ignore: Option<Spanned<Vec<Spanned<String>>>>,
+    pub fail_on: Option<Spanned<String>>,
+    pub exclude: Option<Vec<Spanned<String>>>,
+    pub severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    pub quotas: Option<RawQuotas>,
+    pub per_file_ignores: Option<Vec<RawPerFileIgnore>>,
+    pub clusters: Option<BTreeMap<String, RawCluster>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawQuotas {
+    pub profiles_per_cluster: Option<Spanned<i64>>,
+    pub selectors_per_profile: Option<Spanned<i64>>,
+    pub labels_per_selector: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawPerFileIgnore {
+    pub path: Spanned<String>,
+    pub ignore: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawCluster {
+    pub ec2_capacity: Option<bool>,
+    pub paths: Option<Vec<Spanned<String>>>,
+}
+
+/// A config error with the byte range of the offending key or value.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    pub message: String,
+    pub span: Option<std::ops::Range<usize>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PerFileIgnore {
+    pub glob: GlobSet,
+    pub codes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ClusterOverride {
+    pub ec2_capacity: Option<bool>,
+    pub paths: Vec<String>,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it came from; globs are relative to its folder.
+    pub file: Option<PathBuf>,
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+    pub fail_on: Option<fplint_core::Severity>,
+    pub exclude: Option<GlobSet>,
+    pub severity: BTreeMap<String, fplint_core::Severity>,
+    pub quotas: fplint_rules::Quotas,
+    pub per_file_ignores: Vec<PerFileIgnore>,
+    pub clusters: BTreeMap<String, ClusterOverride>,
+}
+
+impl Config {
+    pub fn base_dir(&self) -> Option<PathBuf> {
+        let f = self.file.as_ref()?;
+        let dir = f.parent().unwrap_or(Path::new("."));
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        Some(dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()))
+    }
+}
+
+/// The closest config file at or above `start`.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let start = start.canonicalize().ok()?;
+    let mut dir = if start.is_file() {
+        start.parent()?.to_path_buf()
+    } else {
+        start
+    };
+    loop {
+        for name in FILE_NAMES {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
+
+/// A selector such as `FP0` or `FP001` is a valid prefix of some rule code.
+pub fn is_known_selector(s: &str) -> bool {
+    let up = s.to_ascii_uppercase();
+    fplint_rules::REGISTRY
+        .iter()
+        .any(|r| r.code.starts_with(&up))
+}
+
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: String::new(),
+        message: format!("cannot read config file: {e}"),
+        span: None,
+    })?;
+    parse(path, &text)
+}
+
+pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    let err = |message: String, span: Option<std::ops::Range<usize>>| ConfigError {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        message,
+        span,
+    };
+    let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        let msg = e.message().trim().to_string();
+        err(msg, e.span())
+    })?;
+    let codes = |list: &[Spanned<String>]| -> Result<Vec<String>, ConfigError> {
+        list.iter()
+            .map(|c| {
+                if is_known_selector(c.get_ref()) {
+                    Ok(c.get_ref().to_ascii_uppercase())
+                } else {
+                    Err(err(
+                        format!("unknown rule code or prefix `{}`", c.get_ref()),
+                        Some(c.span()),
+                    ))
+                }
+            })
+            .collect()
+    };
+    let severity_of = |s: &Spanned<String>| {
+        fplint_core::Severity::parse(s.get_ref()).ok_or_else(|| {
+            err(
+                format!(
+                    "unknown severity `{}`: expected error, warning or info",
+                    s.get_ref()
+                ),
+                Some(s.span()),
+            )
+        })
+    };
+    let glob = |g: &Spanned<String>| -> Result<Glob, ConfigError> {
+        Glob::new(g.get_ref()).map_err(|e| err(format!("bad glob: {e}"), Some(g.span())))
+    };
+    let mut cfg = Config {
+        file: Some(path.to_path_buf()),
+        ..Config::default()
+    };
+    if let Some(sel) = &raw.select {
+        cfg.select = Some(codes(sel.get_ref())?);
+    }
+    if let Some(ign) = &raw.ignore {
+        cfg.ignore = codes(ign.get_ref())?;
+    }
+    if let Some(f) = &raw.fail_on {
+        cfg.fail_on = Some(severity_of(f)?);
+    }
+    if let Some(ex) = &raw.exclude {
+        let mut b = GlobSetBuilder::new();
+        for g in ex {
+            b.add(glob(g)?);
+        }
+        cfg.exclude = Some(b.build().map_err(|e| err(format!("bad glob: {e}"), None))?);
+    }
+    if let Some(sev) = &raw.severity {
+        for (code, level) in sev {
+            if fplint_rules::find(code.get_ref()).is_none() {
+                return Err(err(
+                    format!("unknown rule code `{}`", code.get_ref()),
+                    Some(code.span()),
+                ));
+            }
+            cfg.severity
+                .insert(code.get_ref().to_ascii_uppercase(), severity_of(level)?);
+        }
+    }
+    if let Some(q) = &raw.quotas {
+        let positive = |v: &Option<Spanned<i64>>, default: usize| -> Result<usize, ConfigError> {
+            match v {
+                None => Ok(default),
+                Some(n) if *n.get_ref() >= 1 => usize::try_from(*n.get_ref())
+                    .map_err(|_| err("quota out of range".into(), Some(n.span()))),
+                Some(n) => Err(err("a quota must be at least 1".into(), Some(n.span()))),
+            }
+        };
+        let d = fplint_rules::Quotas::default();
+        cfg.quotas = fplint_rules::Quotas {
+            profiles_per_cluster: positive(&q.profiles_per_cluster, d.profiles_per_cluster)?,
+            selectors_per_profile: positive(&q.selectors_per_profile, d.selectors_per_profile)?,
+            labels_per_selector: positive(&q.labels_per_selector, d.labels_per_selector)?,
+        };
+    }
+    for pfi in raw.per_file_ignores.iter().flatten() {
+        let mut b = GlobSetBuilder::new();
+        b.add(glob(&pfi.path)?);
+        cfg.per_file_ignores.push(PerFileIgnore {
+            glob: b
+                .build()
+                .map_err(|e| err(format!("bad glob: {e}"), Some(pfi.path.span())))?,
+            codes: codes(&pfi.ignore)?,
+        });
+    }
+    for (name, c) in raw.clusters.iter().flatten() {
+        let mut paths = Vec::new();
+        for p in c.paths.iter().flatten() {
+            glob(p)?;
+            paths.push(p.get_ref().clone());
+        }
+        cfg.clusters.insert(
+            name.clone(),
+            ClusterOverride {
+                ec2_capacity: c.ec2_capacity,
+                paths,
+            },
+        );
+    }
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_config_parses() {
+        let text = r#"
+select = ["FP"]
+ignore = ["FP004"]
+fail-on = "error"
+exclude = ["legacy/**"]
+[severity]
+FP004 = "warning"
+[quotas]
+profiles-per-cluster = 20
+[[per-file-ignores]]
+path = "old/**"
+ignore = ["FP001"]
+[clusters.shop]
+ec2-capacity = true
+"#;
+        let c = parse(Path::new("fplint.toml"), text).unwrap();
+        assert_eq!(c.quotas.profiles_per_cluster, 20);
+        assert_eq!(c.quotas.selectors_per_profile, 5);
+        assert_eq!(c.fail_on, Some(fplint_core::Severity::Error));
+        assert_eq!(c.clusters["shop"].ec2_capacity, Some(true));
+    }
+
+    #[test]
+    fn unknown_key_points_at_it() {
+        let text = "select = [\"FP\"]\nfial-on = \"error\"\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert!(
+            e.message.contains("unknown field `fial-on`"),
+            "{}",
+            e.message
+        );
+        assert_eq!(&text[e.span.unwrap()], "fial-on");
+    }
+
+    #[test]
+    fn bad_values_point_at_them() {
+        let text = "[severity]\nFP001 = \"fatal\"\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert_eq!(&text[e.span.unwrap()], "\"fatal\"");
+        let text = "ignore = [\"XX1\"]\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert!(e.message.contains("XX1"));
+    }
+}

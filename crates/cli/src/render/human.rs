@@ -1,0 +1,221 @@
+//! `--format human`: miette code frames, reading only the lines around each span.
+
+use super::rule_name;
+use crate::lint::Outcome;
+use fplint_core::{Diagnostic, Severity, SourceFile};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    SourceCode, SourceSpan, SpanContents,
+};
+use std::fmt;
+use std::sync::Arc;
+
+/// Serves miette the lines around a span using the file's line index, so
+/// rendering does not rescan a large file for every diagnostic.
+struct FileSource(Arc<SourceFile>);
+
+impl SourceCode for FileSource {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let f = &self.0;
+        let text: &str = &f.text;
+        let lines = f.lines();
+        let start = f.clamp(span.offset());
+        let end = f.clamp(span.offset() + span.len()).max(start);
+        if before == 0 && after == 0 {
+            // miette asks this way for the header position: report the span itself.
+            let lc = f.line_col(start);
+            return Ok(Box::new(MietteSpanContents::new_named(
+                f.path.clone(),
+                &text.as_bytes()[start..end],
+                SourceSpan::new(start.into(), end - start),
+                lc.line - 1,
+                lc.column - 1,
+                1,
+            )));
+        }
+        let first = lines.line_of(start).saturating_sub(before);
+        let last = (lines.line_of(end) + after).min(lines.line_count().saturating_sub(1));
+        let s = lines.line_start(first);
+        let mut e = if last + 1 < lines.line_count() {
+            lines.line_start(last + 1)
+        } else {
+            text.len()
+        };
+        while e > s && matches!(text.as_bytes().get(e - 1), Some(b'\n' | b'\r')) {
+            e -= 1;
+        }
+        let e = e.max(s);
+        Ok(Box::new(MietteSpanContents::new_named(
+            f.path.clone(),
+            &text.as_bytes()[s..e],
+            SourceSpan::new(s.into(), e - s),
+            first,
+            0,
+            last - first + 1,
+        )))
+    }
+}
+
+struct Rendered<'a> {
+    d: &'a Diagnostic,
+    code: String,
+    source: Option<FileSource>,
+    help: Option<String>,
+}
+
+impl fmt::Debug for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl fmt::Display for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl std::error::Error for Rendered<'_> {}
+
+impl miette::Diagnostic for Rendered<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(&self.code))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
+        let d = self.d;
+        let primary = LabeledSpan::new_primary_with_span(
+            Some(d.label.clone().unwrap_or_default()).filter(|l| !l.is_empty()),
+            (d.span.start as usize, (d.span.end - d.span.start) as usize),
+        );
+        let related = d
+            .related
+            .iter()
+            .filter(|r| r.span.file == d.span.file)
+            .map(|r| {
+                LabeledSpan::new_with_span(
+                    Some(r.message.clone()),
+                    (r.span.start as usize, (r.span.end - r.span.start) as usize),
+                )
+            });
+        Some(Box::new(std::iter::once(primary).chain(related)))
+    }
+}
+
+pub struct HumanOptions {
+    pub color: bool,
+    pub width: usize,
+}
+
+pub fn render(outcome: &Outcome, opts: &HumanOptions) -> String {
+    let theme = if opts.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(opts.width)
+        .with_links(false)
+        .with_context_lines(2);
+    let mut out = String::new();
+    for d in &outcome.diagnostics {
+        let file = outcome.file(d);
+        // Related places in other files go into the footer.
+        let elsewhere: Vec<String> = d
+            .related
+            .iter()
+            .filter(|r| r.span.file != d.span.file)
+            .filter_map(|r| {
+                let f = outcome.sources.get(r.span.file)?;
+                let lc = f.line_col(r.span.start as usize);
+                Some(format!(
+                    "{}:{}:{}: {}",
+                    f.path, lc.line, lc.column, r.message
+                ))
+            })
+            .collect();
+        let help = match (&d.help, elsewhere.is_empty()) {
+            (Some(h), true) => Some(h.clone()),
+            (h, false) => Some(
+                h.iter()
+                    .cloned()
+                    .chain(elsewhere.iter().map(|e| format!("see {e}")))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            (None, true) => None,
+        };
+        let rendered = Rendered {
+            d,
+            code: format!("{} {}", d.code, rule_name(d.code)),
+            source: file.map(FileSource),
+            help,
+        };
+        if handler.render_report(&mut out, &rendered).is_err() {
+            out.push_str(&format!("{}: {}\n", rendered.code, d.message));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `Found 3 problems (2 errors, 1 warning) in 12 files.`
+pub fn summary(outcome: &Outcome, elapsed: std::time::Duration) -> String {
+    let count = |s: Severity| {
+        outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == s)
+            .count()
+    };
+    let (e, w, i) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let files = plural(outcome.files_scanned, "file");
+    let ms = elapsed.as_secs_f64() * 1000.0;
+    if e + w + i == 0 {
+        return format!("No problems found in {files} ({ms:.0} ms).\n");
+    }
+    let mut parts = Vec::new();
+    for (n, word) in [(e, "error"), (w, "warning"), (i, "info")] {
+        if n > 0 {
+            parts.push(if word == "info" {
+                format!("{n} info")
+            } else {
+                plural(n, word)
+            });
+        }
+    }
+    format!(
+        "Found {} ({}) in {files} ({ms:.0} ms).\n",
+        plural(e + w + i, "problem"),
+        parts.join(", ")
+    )
+}

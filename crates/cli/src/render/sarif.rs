@@ -1,0 +1,121 @@
+//! `--format sarif`: SARIF 2.1.0 for GitHub code scanning. Columns are UTF-16
+//! code units, SARIF's default, and the run says so.
+
+use super::rule_name;
+use crate::lint::Outcome;
+use fplint_core::Severity;
+use serde_json::{json, Value};
+
+pub const DOCS_BASE: &str = "https://github.com/fplint/fplint/blob/main/rules/";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// The first paragraph of a doc's "What it does" section.
+fn full_description(doc: &str) -> String {
+    let after = doc.split("## What it does").nth(1).unwrap_or_default();
+    after
+        .trim_start()
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn render(outcome: &Outcome) -> String {
+    let rules: Vec<Value> = fplint_rules::REGISTRY
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.code,
+                "name": r.name,
+                "shortDescription": {"text": r.summary},
+                "fullDescription": {"text": full_description(r.doc)},
+                "helpUri": format!("{DOCS_BASE}{}.md", r.code),
+                "help": {"text": r.summary, "markdown": r.doc},
+                "defaultConfiguration": {"level": level(r.default_severity)},
+            })
+        })
+        .collect();
+    let index = |code: &str| fplint_rules::REGISTRY.iter().position(|r| r.code == code);
+    let location = |file: &fplint_core::SourceFile, span: fplint_core::Span| {
+        let start = file.line_col(span.start as usize);
+        let end = file.line_col(span.end as usize);
+        json!({
+            "physicalLocation": {
+                "artifactLocation": {"uri": file.path},
+                "region": {
+                    "startLine": start.line,
+                    "startColumn": file.utf16_column(span.start as usize),
+                    "endLine": end.line,
+                    "endColumn": file.utf16_column(span.end as usize),
+                }
+            }
+        })
+    };
+    let results: Vec<Value> = outcome
+        .diagnostics
+        .iter()
+        .filter_map(|d| {
+            let file = outcome.file(d)?;
+            let mut text = d.message.clone();
+            if let Some(h) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            let mut result = json!({
+                "ruleId": d.code,
+                "level": level(d.severity),
+                "message": {"text": text},
+                "locations": [location(&file, d.span)],
+                "properties": {"name": rule_name(d.code)},
+            });
+            if let Some(i) = index(d.code) {
+                result["ruleIndex"] = json!(i);
+            }
+            if let Some(p) = &d.path {
+                result["locations"][0]["logicalLocations"] = json!([{"fullyQualifiedName": p}]);
+            }
+            let related: Vec<Value> = d
+                .related
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    let f = outcome.sources.get(r.span.file)?;
+                    let mut l = location(&f, r.span);
+                    l["id"] = json!(i);
+                    l["message"] = json!({"text": r.message});
+                    Some(l)
+                })
+                .collect();
+            if !related.is_empty() {
+                result["relatedLocations"] = Value::Array(related);
+            }
+            Some(result)
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "fplint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/fplint/fplint",
+                "rules": rules,
+            }},
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}

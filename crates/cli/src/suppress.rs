@@ -1,0 +1,135 @@
+//! Inline suppressions: `# fplint: ignore[FP001]` (or `//` in HCL) on the
+//! finding's line or the line above, and `# fplint: ignore-file[FP003]`
+//! anywhere in the file. A suppression that suppresses nothing is reported.
+
+use fplint_core::sources::Sources;
+use fplint_core::{Diagnostic, FileId, Severity, SourceFile, Span};
+
+pub const UNUSED: &str = "FP100";
+
+#[derive(Debug)]
+struct Directive {
+    file: FileId,
+    /// Zero-based line of the comment; `None` for `ignore-file`.
+    line: Option<usize>,
+    codes: Vec<(String, Span)>,
+    used: Vec<bool>,
+}
+
+/// Directives in comments: the marker must follow `#` or `//` on its line.
+fn scan(file: &SourceFile) -> Vec<Directive> {
+    let text: &str = &file.text;
+    if !text.contains("fplint:") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for (line_no, line) in text.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += line.len();
+        let Some(at) = line.find("fplint:") else {
+            continue;
+        };
+        let before = &line[..at];
+        let in_comment = before.contains('#') || before.contains("//");
+        if !in_comment {
+            continue;
+        }
+        let rest = line[at + "fplint:".len()..].trim_start();
+        let (file_wide, rest) = if let Some(r) = rest.strip_prefix("ignore-file[") {
+            (true, r)
+        } else if let Some(r) = rest.strip_prefix("ignore[") {
+            (false, r)
+        } else {
+            continue;
+        };
+        let Some(close) = rest.find(']') else {
+            continue;
+        };
+        let list_start = start + (line.len() - line[at..].len()) + (line[at..].len() - rest.len());
+        let mut codes = Vec::new();
+        let mut pos = 0;
+        for part in rest[..close].split(',') {
+            let code = part.trim();
+            let lead = part.len() - part.trim_start().len();
+            if !code.is_empty() {
+                let s = list_start + pos + lead;
+                codes.push((
+                    code.to_ascii_uppercase(),
+                    Span::new(file.id, s, s + code.len()),
+                ));
+            }
+            pos += part.len() + 1;
+        }
+        if codes.is_empty() {
+            continue;
+        }
+        out.push(Directive {
+            file: file.id,
+            line: (!file_wide).then_some(line_no),
+            used: vec![false; codes.len()],
+            codes,
+        });
+    }
+    out
+}
+
+/// Drop suppressed diagnostics; return the unused-suppression findings for
+/// codes whose rules ran (`enabled`).
+pub fn apply(
+    diagnostics: &mut Vec<Diagnostic>,
+    sources: &Sources,
+    enabled: &dyn Fn(&str) -> bool,
+) -> Vec<Diagnostic> {
+    let mut directives: Vec<Directive> = sources.all().iter().flat_map(|f| scan(f)).collect();
+    if directives.is_empty() {
+        return Vec::new();
+    }
+    diagnostics.retain(|d| {
+        let Some(file) = sources.get(d.span.file) else {
+            return true;
+        };
+        let line = file.lines().line_of(d.span.start as usize);
+        let mut suppressed = false;
+        for dir in directives.iter_mut().filter(|x| x.file == d.span.file) {
+            let applies = match dir.line {
+                None => true,
+                Some(l) => l == line || l + 1 == line,
+            };
+            if !applies {
+                continue;
+            }
+            for (i, (code, _)) in dir.codes.iter().enumerate() {
+                if d.code.starts_with(code.as_str()) {
+                    dir.used[i] = true;
+                    suppressed = true;
+                }
+            }
+        }
+        !suppressed
+    });
+    let mut unused = Vec::new();
+    for dir in &directives {
+        for ((code, span), used) in dir.codes.iter().zip(&dir.used) {
+            let known = fplint_rules::REGISTRY
+                .iter()
+                .any(|r| r.code.starts_with(code.as_str()));
+            if *used || (known && !enabled(code)) {
+                continue;
+            }
+            let message = if known {
+                format!("suppression of `{code}` suppresses nothing")
+            } else {
+                format!("suppression names `{code}`, which is not a rule code")
+            };
+            unused.push(
+                Diagnostic::new(UNUSED, Severity::Info, message, *span)
+                    .with_label("unused")
+                    .with_help(
+                        "remove it, or move it to the line of the finding or the line above",
+                    ),
+            );
+        }
+    }
+    unused
+}

@@ -1,0 +1,114 @@
+//! Finding the files to lint: folders walked like ripgrep does (.gitignore,
+//! hidden files skipped), files named on the command line always linted.
+
+use globset::GlobSet;
+use std::path::{Path, PathBuf};
+
+/// Extensions read when walking a folder.
+const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Candidate {
+    pub path: PathBuf,
+    /// Named on the command line (linted whatever its name).
+    pub explicit: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Walked {
+    pub files: Vec<Candidate>,
+    /// Arguments that do not exist or cannot be read.
+    pub errors: Vec<String>,
+}
+
+pub fn is_lintable_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e))
+}
+
+/// Collect the files under `paths`, sorted and without duplicates.
+/// `exclude` globs are matched against paths relative to `exclude_base`.
+pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
+    let mut out = Walked::default();
+    let excluded = |p: &Path| -> bool {
+        let Some((set, base)) = exclude else {
+            return false;
+        };
+        let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let rel = abs.strip_prefix(base).unwrap_or(&abs);
+        set.is_match(rel) || set.is_match(p)
+    };
+    for arg in paths {
+        let meta = match std::fs::metadata(arg) {
+            Ok(m) => m,
+            Err(e) => {
+                out.errors.push(format!("{}: {e}", arg.display()));
+                continue;
+            }
+        };
+        if meta.is_file() {
+            out.files.push(Candidate {
+                path: arg.clone(),
+                explicit: true,
+            });
+            continue;
+        }
+        let root = arg.canonicalize().unwrap_or_else(|_| arg.clone());
+        let walker = ignore::WalkBuilder::new(arg)
+            .hidden(true)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .follow_links(false)
+            .sort_by_file_path(|a, b| a.cmp(b))
+            .build();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    out.errors.push(e.to_string());
+                    continue;
+                }
+            };
+            let Some(ft) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if ft.is_symlink() {
+                // Follow a link to a file only when it stays inside the tree.
+                match path.canonicalize() {
+                    Ok(target) if target.starts_with(&root) && target.is_file() => {}
+                    _ => continue,
+                }
+            } else if !ft.is_file() {
+                continue;
+            }
+            if !is_lintable_name(path) || excluded(path) {
+                continue;
+            }
+            out.files.push(Candidate {
+                path: strip_dot(path),
+                explicit: false,
+            });
+        }
+    }
+    out.files.sort();
+    out.files.dedup_by(|a, b| {
+        if a.path == b.path {
+            b.explicit |= a.explicit;
+            true
+        } else {
+            false
+        }
+    });
+    out
+}
+
+/// `./a/b.yaml` → `a/b.yaml`, as users and the JSON contract expect.
+fn strip_dot(p: &Path) -> PathBuf {
+    p.strip_prefix(".")
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| p.to_path_buf())
+}

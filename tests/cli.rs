@@ -1,0 +1,471 @@
+//! The real binary against the CLI contract: exit codes, JSON shape, human
+//! output, determinism across thread counts, config and rule docs.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fplint(args: &[&str], cwd: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("RAYON_NUM_THREADS")
+        .output();
+    match out {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run fplint: {e}"),
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn tmp() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(&p, text) {
+        panic!("write {}: {e}", p.display());
+    }
+}
+
+const LABELLED: &str = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: shop
+  region: eu-west-1
+fargateProfiles:
+  - name: fp-system
+    selectors:
+      - namespace: kube-system
+        labels:
+          k8s-app: kube-dns
+";
+
+const CLEAN: &str = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: shop
+  region: eu-west-1
+fargateProfiles:
+  - name: fp-system
+    selectors:
+      - namespace: kube-system
+";
+
+const WARNING_ONLY: &str = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: shop
+fargateProfiles:
+  - name: fp-coredns
+    selectors:
+      - namespace: kube-system
+        labels:
+          eks.amazonaws.com/component: coredns
+";
+
+fn json(o: &Output) -> serde_json::Value {
+    match serde_json::from_slice(&o.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("stdout is not JSON ({e}): {}", stdout(o)),
+    }
+}
+
+#[test]
+fn exit_codes() {
+    let d = tmp();
+    write(d.path(), "clean.yaml", CLEAN);
+    assert_eq!(
+        fplint(&["check", "clean.yaml"], d.path()).status.code(),
+        Some(0)
+    );
+    write(d.path(), "bad.yaml", LABELLED);
+    assert_eq!(
+        fplint(&["check", "bad.yaml"], d.path()).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        fplint(&["check", "does-not-exist"], d.path()).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        fplint(&["check", "--format", "nope", "."], d.path())
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        fplint(&["check", "--select", "XX9", "."], d.path())
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn fail_on_decides_what_fails() {
+    let d = tmp();
+    write(d.path(), "warn.yaml", WARNING_ONLY);
+    assert_eq!(
+        fplint(&["check", "warn.yaml"], d.path()).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        fplint(&["check", "--fail-on", "error", "warn.yaml"], d.path())
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn parse_error_exits_2_and_keeps_other_findings() {
+    let d = tmp();
+    write(
+        d.path(),
+        "a-broken.yaml",
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: [x\n",
+    );
+    write(d.path(), "b-cluster.yaml", LABELLED);
+    let o = fplint(&["check", "--format", "json", "."], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let v = json(&o);
+    let diags = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    let codes: Vec<(&str, &str, i64, i64)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default(),
+                d["file"].as_str().unwrap_or_default(),
+                d["line"].as_i64().unwrap_or_default(),
+                d["column"].as_i64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            ("FP000", "a-broken.yaml", 5, 1),
+            ("FP001", "b-cluster.yaml", 10, 9)
+        ]
+    );
+}
+
+#[test]
+fn json_contract() {
+    let d = tmp();
+    write(d.path(), "infra/cluster.yaml", LABELLED);
+    let o = fplint(&["check", "--format", "json", "infra"], d.path());
+    let v = json(&o);
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["files_scanned"], 1);
+    let diag = &v["diagnostics"][0];
+    let expected = serde_json::json!({
+        "code": "FP001",
+        "name": "coredns-selector-labels",
+        "severity": "error",
+        "message": "CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels",
+        "help": "add a selector `namespace: kube-system` with no labels (or remove the labels from this one); with eksctl 0.208.0 or later, the label `eks.amazonaws.com/component: coredns` also works",
+        "file": "infra/cluster.yaml",
+        "line": 10,
+        "column": 9,
+        "end_line": 11,
+        "end_column": 28,
+        "path": "fargateProfiles[0].selectors[0].labels",
+        "related": [
+            {"file": "infra/cluster.yaml", "line": 4, "column": 9,
+             "message": "cluster `shop` declares no node groups, so CoreDNS can only run on Fargate"}
+        ]
+    });
+    assert_eq!(diag, &expected);
+}
+
+#[test]
+fn columns_count_characters() {
+    let d = tmp();
+    let text = LABELLED.replace("k8s-app: kube-dns", "\"clé\": \"välue\"");
+    write(d.path(), "c.yaml", &text);
+    let v = json(&fplint(&["check", "--format", "json", "c.yaml"], d.path()));
+    assert_eq!(v["diagnostics"][0]["column"], 9);
+    assert_eq!(v["diagnostics"][0]["end_column"], 25);
+}
+
+#[test]
+fn human_output() {
+    let d = tmp();
+    write(d.path(), "cluster.yaml", LABELLED);
+    let o = fplint(&["check", "--quiet", "cluster.yaml"], d.path());
+    insta::assert_snapshot!("human_fp001", stdout(&o));
+    let o = fplint(&["check", "cluster.yaml"], d.path());
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("Found 1 problem (1 error) in 1 file ("),
+        "{last}"
+    );
+    let o = fplint(
+        &["check", "--color", "always", "--quiet", "cluster.yaml"],
+        d.path(),
+    );
+    assert!(stdout(&o).contains("\u{1b}["), "colour was asked for");
+    let o = fplint(&["check", "--quiet", "cluster.yaml"], d.path());
+    assert!(
+        !stdout(&o).contains("\u{1b}["),
+        "no colour when not a terminal"
+    );
+}
+
+#[test]
+fn select_and_ignore() {
+    let d = tmp();
+    write(d.path(), "c.yaml", LABELLED);
+    let o = fplint(&["check", "--ignore", "FP001", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    let o = fplint(&["check", "--select", "FP004", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    let o = fplint(&["check", "--select", "FP0", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn config_file_is_found_and_applied() {
+    let d = tmp();
+    let mut many = String::from(CLEAN);
+    for i in 0..11 {
+        many.push_str(&format!(
+            "  - name: fp-{i}\n    selectors:\n      - namespace: ns-{i}\n"
+        ));
+    }
+    write(d.path(), "infra/c.yaml", &many);
+    assert_eq!(fplint(&["check", "infra"], d.path()).status.code(), Some(1));
+    write(
+        d.path(),
+        "fplint.toml",
+        "[quotas]\nprofiles-per-cluster = 12\n",
+    );
+    assert_eq!(fplint(&["check", "infra"], d.path()).status.code(), Some(0));
+    assert_eq!(
+        fplint(&["check", "--no-config", "infra"], d.path())
+            .status
+            .code(),
+        Some(1)
+    );
+    // The closest config wins.
+    write(
+        d.path(),
+        "infra/.fplint.toml",
+        "[severity]\nFP004 = \"info\"\n",
+    );
+    let o = fplint(&["check", "--format", "json", "infra"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["diagnostics"][0]["severity"], "info");
+}
+
+#[test]
+fn per_file_ignores_and_cluster_capacity() {
+    let d = tmp();
+    write(d.path(), "legacy/c.yaml", LABELLED);
+    write(d.path(), "new/c.yaml", LABELLED);
+    write(
+        d.path(),
+        "fplint.toml",
+        "[[per-file-ignores]]\npath = \"legacy/**\"\nignore = [\"FP001\"]\n",
+    );
+    let v = json(&fplint(&["check", "--format", "json", "."], d.path()));
+    let files: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|d| d["file"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(files, vec!["new/c.yaml"]);
+    write(
+        d.path(),
+        "fplint.toml",
+        "[clusters.shop]\nec2-capacity = true\n",
+    );
+    assert_eq!(fplint(&["check", "."], d.path()).status.code(), Some(0));
+}
+
+#[test]
+fn unknown_config_key_is_an_error_with_a_frame() {
+    let d = tmp();
+    write(d.path(), "c.yaml", CLEAN);
+    write(
+        d.path(),
+        "fplint.toml",
+        "select = [\"FP\"]\nfial-on = \"error\"\n",
+    );
+    let o = fplint(&["check", "."], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown field `fial-on`"), "{err}");
+    assert!(err.contains("fplint.toml:2:1"), "{err}");
+}
+
+#[test]
+fn output_is_identical_across_thread_counts() {
+    let examples = common::repo().join("examples");
+    let run = |threads: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_fplint"))
+            .args(["check", "--format", "json", "--no-config", "."])
+            .current_dir(&examples)
+            .env("RAYON_NUM_THREADS", threads)
+            .output();
+        match o {
+            Ok(o) => o.stdout,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let one = run("1");
+    assert!(!one.is_empty());
+    assert_eq!(one, run("4"));
+}
+
+#[test]
+fn rule_docs_and_list() {
+    let d = tmp();
+    let o = fplint(&["rule", "FP001"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("# FP001 coredns-selector-labels"));
+    assert_eq!(fplint(&["rule", "FP999"], d.path()).status.code(), Some(2));
+    let o = fplint(&["rules", "--format", "json"], d.path());
+    let v = json(&o);
+    let first = &v[0];
+    assert_eq!(first["code"], "FP000");
+    assert_eq!(first["name"], "parse-error");
+    assert_eq!(first["default_severity"], "error");
+    let text = stdout(&fplint(&["rules"], d.path()));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("FP001  coredns-selector-labels")),
+        "{text}"
+    );
+}
+
+#[test]
+fn unrecognised_files_are_skipped() {
+    let d = tmp();
+    write(d.path(), "values.yaml", "replicaCount: [1\n");
+    write(d.path(), "package.json", "{\"name\": \"x\"}");
+    let o = fplint(&["check", "--format", "json", "."], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["diagnostics"], serde_json::json!([]));
+}
+
+#[test]
+fn github_and_concise_formats() {
+    let d = tmp();
+    write(d.path(), "infra/c.yaml", LABELLED);
+    let o = fplint(&["check", "--format", "github", "infra"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let line = stdout(&o);
+    assert!(
+        line.starts_with("::error file=infra/c.yaml,line=10,col=9,endLine=11,endColumn=28,title=FP001 coredns-selector-labels::CoreDNS stays Pending"),
+        "{line}"
+    );
+    assert!(line.contains("%0Ahelp: add a selector"), "{line}");
+    assert_eq!(line.lines().count(), 1);
+    let o = fplint(&["check", "--format", "concise", "infra"], d.path());
+    assert_eq!(
+        stdout(&o),
+        "infra/c.yaml:10:9: FP001 [error] CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels\n"
+    );
+}
+
+#[test]
+fn sarif_format_and_output_file() {
+    let d = tmp();
+    write(
+        d.path(),
+        "c.yaml",
+        &LABELLED.replace("k8s-app: kube-dns", "\"clé\": \"𝒳\""),
+    );
+    let o = fplint(
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--output",
+            "out.sarif",
+            "c.yaml",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(d.path().join("out.sarif")).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    assert_eq!(run["columnKind"], "utf16CodeUnits");
+    let rules = run["tool"]["driver"]["rules"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(rules, fplint_rules::REGISTRY.len());
+    let r = &run["results"][0];
+    assert_eq!(r["ruleId"], "FP001");
+    assert_eq!(r["level"], "error");
+    let region = &r["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 10);
+    assert_eq!(region["startColumn"], 9);
+    // `"clé": "𝒳"` is 10 characters but 11 UTF-16 code units.
+    assert_eq!(region["endColumn"], 11 + 11);
+    assert_eq!(
+        run["tool"]["driver"]["rules"][1]["helpUri"],
+        "https://github.com/fplint/fplint/blob/main/rules/FP001.md"
+    );
+}
+
+#[test]
+fn inline_suppressions() {
+    let d = tmp();
+    let suppressed = LABELLED.replace(
+        "        labels:\n",
+        "        # fplint: ignore[FP001]\n        labels:\n",
+    );
+    write(d.path(), "c.yaml", &suppressed);
+    let o = fplint(&["check", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    write(
+        d.path(),
+        "c.yaml",
+        &CLEAN.replace(
+            "kind: ClusterConfig",
+            "kind: ClusterConfig # fplint: ignore-file[FP004]",
+        ),
+    );
+    let o = fplint(&["check", "--format", "concise", "c.yaml"], d.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "an unused suppression is info only"
+    );
+    assert_eq!(
+        stdout(&o),
+        "c.yaml:2:43: FP100 [info] suppression of `FP004` suppresses nothing\n"
+    );
+    let o = fplint(&["check", "--fail-on", "info", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let o = fplint(
+        &[
+            "check", "--select", "FP001", "--format", "concise", "c.yaml",
+        ],
+        d.path(),
+    );
+    assert_eq!(
+        stdout(&o),
+        "",
+        "FP004 did not run, so its suppression is not unused"
+    );
+}

@@ -1,0 +1,41 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use fplint_cli::lint::{self, ConfigChoice, Options, Outcome};
+use std::path::{Path, PathBuf};
+
+/// Lint paths the way `fplint check --no-config` does.
+pub fn lint(paths: &[PathBuf]) -> Outcome {
+    let opts = Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    };
+    match lint::run(paths, &opts) {
+        Ok(o) => o,
+        Err(e) => panic!("config error in a test without config: {e}"),
+    }
+}
+
+pub fn concise(o: &Outcome) -> String {
+    fplint_cli::render::concise::render(o)
+}
+
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Cases of `tests/fixtures/<CODE>/`: files or module folders named
+/// `fire_*` (must produce the code) or `quiet_*` (must not).
+pub fn fixture_cases(code: &str) -> Vec<PathBuf> {
+    let dir = repo().join("tests/fixtures").join(code);
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    cases.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("fire_") || n.starts_with("quiet_"))
+    });
+    cases.sort();
+    cases
+}
