@@ -314,7 +314,7 @@ impl<'a> Template<'a> {
         }
         match intrinsic::ref_target(node) {
             Some(p) => ClusterId::unknown(format!("Ref:{p}")),
-            None => ClusterId::unknown(format!("expr:{}", canonical(node))),
+            None => ClusterId::unknown(expression_key(node)),
         }
     }
 
@@ -445,4 +445,15 @@ fn literal(n: &Node) -> Option<&str> {
     } else {
         None
     }
+}
+
+/// A readable grouping key for an unresolved expression: `ImportValue:name`
+/// for a function of one literal, else the canonical text.
+fn expression_key(node: &Node) -> String {
+    if let Some((f, arg)) = as_fn(node) {
+        if let Some(a) = literal(arg) {
+            return format!("{}:{a}", f.trim_start_matches("Fn::"));
+        }
+    }
+    format!("expr:{}", canonical(node))
 }
