@@ -12,10 +12,12 @@
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, ResourceRef};
 use fplint_core::{Diagnostic, Severity};
+use std::collections::HashSet;
 
 pub struct FargateProfileParallelCreation;
 
 const CODE: &str = "FP003";
+const MAX_RELATED: usize = 5;
 
 impl Rule for FargateProfileParallelCreation {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -34,13 +36,26 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         .collect();
     // File order: the finding goes on the later profile of a pair.
     profiles.sort_by_key(|(p, _)| (p.loc.span.file, p.loc.span.start));
+    // What each profile depends on, one graph walk per profile, so that a
+    // template with very many profiles stays linear in its pairs.
+    let wanted: HashSet<(u32, u32)> = profiles.iter().map(|(_, r)| (r.graph, r.node)).collect();
+    let reach: Vec<Vec<u32>> = profiles
+        .iter()
+        .map(|(_, r)| reached_profiles(project, *r, &wanted))
+        .collect();
+    let ordered = |a: usize, b: usize| {
+        reach[a].binary_search(&profiles[b].1.node).is_ok()
+            || reach[b].binary_search(&profiles[a].1.node).is_ok()
+    };
     for (j, (later, lr)) in profiles.iter().enumerate() {
         // Profiles of other templates or modules are deployed separately.
         let racers: Vec<&(&FargateProfile, ResourceRef)> = profiles[..j]
             .iter()
-            .filter(|(_, er)| er.graph == lr.graph)
-            .filter(|(_, er)| !project.mutually_exclusive(*lr, *er))
-            .filter(|(_, er)| !project.depends_on(*lr, *er) && !project.depends_on(*er, *lr))
+            .enumerate()
+            .filter(|(_, (_, er))| er.graph == lr.graph)
+            .filter(|(_, (_, er))| !project.mutually_exclusive(*lr, *er))
+            .filter(|(i, _)| !ordered(*i, j))
+            .map(|(_, p)| p)
             .collect();
         // The nearest earlier racer: depending on it, once every profile
         // depends on the one before it, makes a chain.
@@ -79,7 +94,8 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         .with_label("no dependency orders this profile after the other")
         .with_path(later.loc.path.clone())
         .with_help(help);
-        for (p, r) in racers.iter().rev() {
+        // The nearest few are enough to find them.
+        for (p, r) in racers.iter().rev().take(MAX_RELATED) {
             d = d.with_related(
                 p.loc.span,
                 format!(
@@ -90,6 +106,36 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         }
         out.push(d);
     }
+}
+
+/// The profile nodes (of `profiles`) that `from` depends on, transitively:
+/// the same answer as [`Project::depends_on`] for each of them.
+fn reached_profiles(
+    project: &Project,
+    from: ResourceRef,
+    wanted: &HashSet<(u32, u32)>,
+) -> Vec<u32> {
+    let Some(graph) = project.graphs.get(from.graph as usize) else {
+        return Vec::new();
+    };
+    let mut seen = vec![false; graph.nodes.len()];
+    let mut stack = vec![from.node];
+    let mut out = Vec::new();
+    while let Some(n) = stack.pop() {
+        for &m in graph.direct(n) {
+            if let Some(s) = seen.get_mut(m as usize) {
+                if !*s {
+                    *s = true;
+                    stack.push(m);
+                    if m != from.node && wanted.contains(&(from.graph, m)) {
+                        out.push(m);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// The logical name of a profile's resource (`ProfileB`).
@@ -262,5 +308,25 @@ mod tests {
         let fixed = std::fs::read_to_string(dir.join("fixed/fargate-chain.yaml")).unwrap();
         let d = lint("fargate-chain.yaml", &fixed);
         assert!(d.is_empty(), "{d:#?}");
+    }
+
+    /// Far beyond any real template: the rule stays fast and its findings small.
+    #[test]
+    fn many_profiles_stay_cheap() {
+        let mut t = String::from("Resources:\n");
+        for i in 0..1500 {
+            t.push_str(&format!(
+                "  P{i}:\n    Type: AWS::EKS::FargateProfile\n    Condition: C{i}\n    \
+                 Properties: {{ClusterName: c, Selectors: [{{Namespace: n{i}}}]}}\n"
+            ));
+        }
+        let start = std::time::Instant::now();
+        let d: Vec<Diagnostic> = lint("t.yaml", &t)
+            .into_iter()
+            .filter(|d| d.code == "FP003")
+            .collect();
+        assert_eq!(d.len(), 1499);
+        assert!(d.iter().all(|d| d.related.len() <= 5));
+        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
     }
 }

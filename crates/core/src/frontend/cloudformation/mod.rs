@@ -71,6 +71,8 @@ const CDK_PROFILE: &str = "Custom::AWSCDK-EKS-FargateProfile";
 const NODEGROUP: &str = "AWS::EKS::Nodegroup";
 const ADDON: &str = "AWS::EKS::Addon";
 
+const MAX_CONDITIONAL_PROFILES: usize = 64;
+
 /// Resource types that bring EC2 capacity fplint cannot attribute to a cluster.
 const SELF_MANAGED_CAPACITY: &[&str] = &[
     "AWS::AutoScaling::AutoScalingGroup",
@@ -240,14 +242,22 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         }
     }
 
-    // Profiles under mutually exclusive conditions never coexist.
+    // Profiles under mutually exclusive conditions never coexist. Past a
+    // size no real template reaches (EKS allows 10 profiles a cluster) the
+    // pairs are not recorded, which can only make FP003 report more.
     let conditional: Vec<(usize, &str)> = t
         .resources
         .iter()
         .enumerate()
         .filter(|(_, r)| matches!(r.ty, PROFILE | CDK_PROFILE))
         .filter_map(|(i, r)| Some((i, r.condition?)))
+        .take(MAX_CONDITIONAL_PROFILES + 1)
         .collect();
+    let conditional = if conditional.len() > MAX_CONDITIONAL_PROFILES {
+        &[][..]
+    } else {
+        &conditional[..]
+    };
     for (k, &(i, ci)) in conditional.iter().enumerate() {
         for &(j, cj) in &conditional[..k] {
             if t.conditions_exclusive(ci, cj) {

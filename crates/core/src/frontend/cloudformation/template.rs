@@ -28,6 +28,9 @@ pub struct Template<'a> {
     index: HashMap<&'a str, usize>,
     params: HashMap<&'a str, &'a Node>,
     conditions: HashMap<&'a str, &'a Node>,
+    /// Route tables associated with each subnet, and the routes of each table.
+    subnet_tables: HashMap<&'a str, Vec<&'a str>>,
+    table_routes: HashMap<&'a str, Vec<usize>>,
     /// `Fn::ForEach` keys under `Resources` make resources fplint cannot list.
     pub generated_resources: bool,
 }
@@ -89,11 +92,27 @@ impl<'a> Template<'a> {
                 conditions.entry(name).or_insert(&e.value);
             }
         }
+        let mut subnet_tables: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut table_routes: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, r) in resources.iter().enumerate() {
+            let table = r.prop("RouteTableId").and_then(intrinsic::ref_target);
+            match (r.ty, table) {
+                ("AWS::EC2::SubnetRouteTableAssociation", Some(rt)) => {
+                    if let Some(sn) = r.prop("SubnetId").and_then(intrinsic::ref_target) {
+                        subnet_tables.entry(sn).or_default().push(rt);
+                    }
+                }
+                ("AWS::EC2::Route", Some(rt)) => table_routes.entry(rt).or_default().push(i),
+                _ => {}
+            }
+        }
         Template {
             resources,
             index,
             params,
             conditions,
+            subnet_tables,
+            table_routes,
             generated_resources,
         }
     }
@@ -112,7 +131,7 @@ impl<'a> Template<'a> {
         let mut out = Vec::new();
         let mut add = |name: &str| {
             if let Some(&j) = self.index.get(name) {
-                if j != i && !out.contains(&j) {
+                if j != i {
                     out.push(j);
                 }
             }
@@ -130,6 +149,8 @@ impl<'a> Template<'a> {
         if let Some(p) = r.props {
             intrinsic::visit_refs(p, &mut |name, _| add(name));
         }
+        out.sort_unstable();
+        out.dedup();
         out
     }
 
@@ -372,26 +393,20 @@ impl<'a> Template<'a> {
                 );
             }
         }
-        // Route tables associated with the subnet, and their routes.
-        let tables: Vec<&str> = self
-            .resources
-            .iter()
-            .filter(|r| r.ty == "AWS::EC2::SubnetRouteTableAssociation")
-            .filter(|r| r.prop("SubnetId").and_then(intrinsic::ref_target) == Some(subnet.id))
-            .filter_map(|r| r.prop("RouteTableId").and_then(intrinsic::ref_target))
-            .collect();
+        let tables = self
+            .subnet_tables
+            .get(subnet.id)
+            .map_or(&[][..], Vec::as_slice);
         if tables.is_empty() {
             return (Known::Unknown, None);
         }
         let mut nat_only = true;
         let mut any_route = false;
-        for r in self.resources.iter().filter(|r| r.ty == "AWS::EC2::Route") {
-            let Some(rt) = r.prop("RouteTableId").and_then(intrinsic::ref_target) else {
-                continue;
-            };
-            if !tables.contains(&rt) {
-                continue;
-            }
+        let routes = tables
+            .iter()
+            .flat_map(|t| self.table_routes.get(t).map_or(&[][..], Vec::as_slice))
+            .filter_map(|&i| self.resources.get(i));
+        for r in routes {
             any_route = true;
             if let Some(g) = self.present(r.prop("GatewayId")) {
                 let igw = match intrinsic::ref_target(g) {
