@@ -17,7 +17,7 @@ use crate::model::{
     Addon, Capacity, Cluster, FargateProfile, Known, Label, Loc, Located, NodeGroup, Provisioner,
     ResourceRef, Selector, SubnetRef,
 };
-use crate::source::SourceFile;
+use crate::source::{SourceFile, Span};
 use crate::tree::{Node, NodeKind};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -62,6 +62,56 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     };
     let t = Template::new(&doc);
     build(&t, out);
+}
+
+/// A `Metadata: {fplint: {ignore: [FP003]}}` suppression, the comment-free
+/// form that JSON templates need (cli.md, inline suppression).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataIgnore {
+    /// The resource's entry (its key to the end of its body); `None` for the
+    /// template's top-level `Metadata`, which covers the whole file.
+    pub scope: Option<Span>,
+    /// Each code as written (upper-cased), with its span.
+    pub codes: Vec<(String, Span)>,
+}
+
+/// The fplint suppressions a template declares in `Metadata`.
+pub fn metadata_ignores(doc: &Node) -> Vec<MetadataIgnore> {
+    fn codes(meta: Option<&Node>) -> Vec<(String, Span)> {
+        let Some(ignore) = meta
+            .and_then(|m| m.get("fplint"))
+            .and_then(|f| f.get("ignore"))
+        else {
+            return Vec::new();
+        };
+        let items = match ignore.as_seq() {
+            Some(items) => items.iter().collect(),
+            None => vec![ignore],
+        };
+        items
+            .into_iter()
+            .filter_map(|n| Some((n.as_str()?.trim().to_ascii_uppercase(), n.span)))
+            .filter(|(c, _)| !c.is_empty())
+            .collect()
+    }
+    let mut out = Vec::new();
+    let top = codes(doc.get("Metadata"));
+    if !top.is_empty() {
+        out.push(MetadataIgnore {
+            scope: None,
+            codes: top,
+        });
+    }
+    for e in doc.get("Resources").and_then(Node::as_map).unwrap_or(&[]) {
+        let c = codes(e.value.get("Metadata"));
+        if !c.is_empty() {
+            out.push(MetadataIgnore {
+                scope: Some(e.key.span.cover(e.value.span)),
+                codes: c,
+            });
+        }
+    }
+    out
 }
 
 const CLUSTER: &str = "AWS::EKS::Cluster";
@@ -852,5 +902,25 @@ Resources:
         for t in inputs {
             let _ = load(t);
         }
+    }
+
+    #[test]
+    fn metadata_suppressions() {
+        let t = "Metadata:\n  fplint:\n    ignore: [fp004]\nResources:\n  A:\n    Type: AWS::SQS::Queue\n  \
+                 B:\n    Type: AWS::EKS::FargateProfile\n    Metadata:\n      fplint:\n        ignore: FP003\n    \
+                 Properties: {ClusterName: c}\n";
+        let d = crate::tree::yaml::parse(t, FileId(0), Limits::default());
+        let m = metadata_ignores(&d.documents[0]);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].scope, None);
+        assert_eq!(m[0].codes[0].0, "FP004");
+        assert_eq!(&t[m[0].codes[0].1.range()], "fp004");
+        let scope = m[1].scope.unwrap();
+        assert!(t[scope.range()].starts_with("B:"));
+        assert!(t[scope.range()].ends_with("{ClusterName: c}"));
+        assert_eq!(m[1].codes[0].0, "FP003");
+        let j = r#"{"Resources": {"B": {"Type": "AWS::EKS::FargateProfile", "Metadata": {"fplint": {"ignore": ["FP003"]}}}}}"#;
+        let d = crate::tree::json::parse(j, FileId(0), Limits::default());
+        assert_eq!(metadata_ignores(&d.documents[0])[0].codes[0].0, "FP003");
     }
 }
