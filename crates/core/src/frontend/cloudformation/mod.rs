@@ -206,6 +206,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     }
 
     let mut unattributed_capacity = false;
+    let mut orphan_named_capacity = false;
     for (i, r) in t.resources.iter().enumerate() {
         let path = format!("Resources.{}", r.id);
         let (cluster_node, cluster_path) = match r.ty {
@@ -251,11 +252,18 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
                     ),
                     None => Located::new(Known::Unknown, ng_loc.clone()),
                 };
-                if cluster.defined && cluster.node_groups.is_empty() {
+                // Known EC2 capacity, whether or not the cluster is defined here.
+                if cluster.node_groups.is_empty() {
                     cluster.capacity = Capacity::Declared(ng_loc.clone());
                 }
-                if !cluster.defined && !id.name.is_known() {
-                    unattributed_capacity = true;
+                // A node group of a cluster not defined here may still be
+                // one of ours when its name, or ours, is unknown.
+                if !cluster.defined {
+                    if id.name.is_known() {
+                        orphan_named_capacity = true;
+                    } else {
+                        unattributed_capacity = true;
+                    }
                 }
                 cluster.node_groups.push(NodeGroup {
                     name,
@@ -281,9 +289,10 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         .iter()
         .any(|r| SELF_MANAGED_CAPACITY.contains(&r.ty));
     for c in &mut clusters {
+        let maybe_ours = orphan_named_capacity && !c.name.value.is_known();
         if c.defined
             && c.capacity == Capacity::None
-            && (self_managed || unattributed_capacity || t.generated_resources)
+            && (self_managed || unattributed_capacity || maybe_ours || t.generated_resources)
         {
             c.capacity = Capacity::Unknown;
         }
@@ -322,6 +331,10 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
 
 /// EKS Auto Mode (`ComputeConfig.Enabled: true`) runs EC2 nodes for the cluster.
 fn auto_mode_capacity(t: &Template<'_>, r: &template::Resource<'_>, path: &str) -> Capacity {
+    // Hybrid nodes can run what Fargate does not.
+    if t.present(r.prop("RemoteNetworkConfig")).is_some() {
+        return Capacity::Unknown;
+    }
     let Some(enabled) = r.prop("ComputeConfig").and_then(|c| c.get("Enabled")) else {
         return Capacity::None;
     };
@@ -922,5 +935,24 @@ Resources:
         let j = r#"{"Resources": {"B": {"Type": "AWS::EKS::FargateProfile", "Metadata": {"fplint": {"ignore": ["FP003"]}}}}}"#;
         let d = crate::tree::json::parse(j, FileId(0), Limits::default());
         assert_eq!(metadata_ignores(&d.documents[0])[0].codes[0].0, "FP003");
+    }
+
+    #[test]
+    fn node_groups_of_clusters_defined_elsewhere() {
+        // The cluster's name is unknown: the node group may be its own.
+        let t = "Resources:\n  C:\n    Type: AWS::EKS::Cluster\n    Properties: {Name: !Sub '${AWS::StackName}-c'}\n  \
+                 NG:\n    Type: AWS::EKS::Nodegroup\n    Properties: {ClusterName: prod-c}\n";
+        let out = load(t);
+        assert_eq!(out.clusters[0].capacity, Capacity::Unknown);
+        // Both names known and different: the node group is another cluster's.
+        let t = "Resources:\n  C:\n    Type: AWS::EKS::Cluster\n    Properties: {Name: shop}\n  \
+                 NG:\n    Type: AWS::EKS::Nodegroup\n    Properties: {ClusterName: other}\n";
+        let out = load(t);
+        assert_eq!(out.clusters[0].capacity, Capacity::None);
+        assert!(matches!(out.clusters[1].capacity, Capacity::Declared(_)));
+        // Hybrid nodes.
+        let t = "Resources:\n  C:\n    Type: AWS::EKS::Cluster\n    Properties:\n      \
+                 RemoteNetworkConfig: {RemoteNodeNetworks: [{Cidrs: [10.1.0.0/16]}]}\n";
+        assert_eq!(load(t).clusters[0].capacity, Capacity::Unknown);
     }
 }
