@@ -469,3 +469,27 @@ fn inline_suppressions() {
         "FP004 did not run, so its suppression is not unused"
     );
 }
+
+#[test]
+fn placement_table() {
+    let fixed = common::repo().join("examples/eksctl/fixed");
+    let o = fplint(&["placement", "--no-config", "."], &fixed);
+    assert_eq!(o.status.code(), Some(0));
+    insta::assert_snapshot!("placement_fixed_example", stdout(&o));
+    let o = fplint(
+        &["placement", "--no-config", "--format", "json", "."],
+        &fixed,
+    );
+    let v = json(&o);
+    let rows = &v[0]["rows"];
+    assert_eq!(v[0]["cluster"], "shop-prod");
+    assert_eq!(rows[0]["workload"], "Deployment/storefront");
+    assert_eq!(rows[0]["chosen"], "fp-apps");
+    // 0.75 vCPU + 1.25 GiB + 256 MiB overhead is billed as 1 vCPU / 2 GB.
+    assert_eq!(rows[0]["billed_vcpu"], 1.0);
+    assert_eq!(rows[0]["billed_memory_gb"], 2.0);
+    // The init container (1 vCPU, 8 GiB) outweighs the regular one: 2 vCPU / 9 GB.
+    assert_eq!(rows[1]["workload"], "CronJob/nightly-report");
+    assert_eq!(rows[1]["billed_vcpu"], 2.0);
+    assert_eq!(rows[1]["billed_memory_gb"], 9.0);
+}

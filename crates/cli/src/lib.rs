@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod lint;
+pub mod placement;
 pub mod render;
 pub mod suppress;
 pub mod walk;

@@ -96,7 +96,18 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Outcome, ConfigError> {
     Ok(run_with_config(paths, opts, &cfg))
 }
 
-pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outcome {
+/// The model of everything under `paths`, before any rule runs.
+pub struct Loaded {
+    pub project: Project,
+    pub sources: Arc<Sources>,
+    /// Parse errors and other frontend findings.
+    pub diagnostics: Vec<Diagnostic>,
+    pub files_scanned: usize,
+    pub errors: Vec<String>,
+    pub base: Option<PathBuf>,
+}
+
+pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let base = cfg.base_dir();
     let exclude = match (&cfg.exclude, &base) {
         (Some(set), Some(dir)) => Some((set, dir.as_path())),
@@ -163,7 +174,26 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
         diagnostics.extend(frontend::absorb(&mut project, unit));
     }
     apply_cluster_overrides(&mut project, cfg);
+    assign_clusters(&mut project, cfg, &sources, base.as_deref());
+    Loaded {
+        project,
+        sources,
+        diagnostics,
+        files_scanned: walked.files.len(),
+        errors: walked.errors,
+        base,
+    }
+}
 
+pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outcome {
+    let Loaded {
+        project,
+        sources,
+        mut diagnostics,
+        files_scanned,
+        errors,
+        base,
+    } = load(paths, opts, cfg);
     let selection = Selection {
         select: opts.select.clone().or_else(|| cfg.select.clone()),
         ignore: cfg.ignore.iter().chain(&opts.ignore).cloned().collect(),
@@ -207,8 +237,8 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
     Outcome {
         sources,
         diagnostics,
-        files_scanned: walked.files.len(),
-        errors: walked.errors,
+        files_scanned,
+        errors,
         fail_on: opts.fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning),
     }
 }
@@ -291,6 +321,75 @@ fn apply_cluster_overrides(project: &mut Project, cfg: &Config) {
             None => {}
         }
     }
+}
+
+/// A manifest runs on the cluster `[clusters.NAME] paths` names, or on the
+/// only cluster of the run; otherwise its cluster stays unknown.
+fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base: Option<&Path>) {
+    let only = match project.clusters.as_slice() {
+        [c] => Some(c.key.clone()),
+        _ => None,
+    };
+    let globs: Vec<(String, globset::GlobSet)> = cfg
+        .clusters
+        .iter()
+        .filter(|(_, o)| !o.paths.is_empty())
+        .filter_map(|(name, o)| {
+            let mut b = globset::GlobSetBuilder::new();
+            for p in &o.paths {
+                b.add(globset::Glob::new(p).ok()?);
+            }
+            Some((name.clone(), b.build().ok()?))
+        })
+        .collect();
+    let by_path = |span: fplint_core::Span| -> Option<String> {
+        let f = sources.get(span.file)?;
+        let shown = PathBuf::from(&f.path);
+        let abs = shown.canonicalize().unwrap_or_else(|_| shown.clone());
+        let rel = base
+            .and_then(|b| abs.strip_prefix(b).ok())
+            .unwrap_or(&shown);
+        let name = globs
+            .iter()
+            .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))?
+            .0
+            .clone();
+        project_key(project, &name)
+    };
+    let workload_keys: Vec<Option<String>> = project
+        .workloads
+        .iter()
+        .map(|w| {
+            w.cluster_key
+                .clone()
+                .or_else(|| by_path(w.loc.span))
+                .or_else(|| only.clone())
+        })
+        .collect();
+    let auth_keys: Vec<Option<String>> = project
+        .aws_auth
+        .iter()
+        .map(|a| {
+            a.cluster_key
+                .clone()
+                .or_else(|| by_path(a.loc.span))
+                .or_else(|| only.clone())
+        })
+        .collect();
+    for (w, k) in project.workloads.iter_mut().zip(workload_keys) {
+        w.cluster_key = k;
+    }
+    for (a, k) in project.aws_auth.iter_mut().zip(auth_keys) {
+        a.cluster_key = k;
+    }
+}
+
+fn project_key(project: &Project, name: &str) -> Option<String> {
+    project
+        .clusters
+        .iter()
+        .find(|c| c.name.known().map(String::as_str) == Some(name))
+        .map(|c| c.key.clone())
 }
 
 /// `[[per-file-ignores]]`, matched on paths relative to the config's folder.

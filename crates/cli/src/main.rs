@@ -33,6 +33,20 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+    /// Show which workload lands on which Fargate profile, at what billed size
+    Placement {
+        /// Files or folders to read (default: .)
+        #[arg(default_value = ".")]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+        /// Use this config file instead of looking for fplint.toml
+        #[arg(long, conflicts_with = "no_config")]
+        config: Option<PathBuf>,
+        /// Ignore config files
+        #[arg(long)]
+        no_config: bool,
+    },
     /// Print a shell completion script
     Completions {
         #[arg(value_enum)]
@@ -138,6 +152,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         },
         Command::Rules { format } => {
             emit(list_rules(format).as_bytes());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Placement {
+            paths,
+            format,
+            config,
+            no_config,
+        } => {
+            let choice = match (no_config, config) {
+                (true, _) => ConfigChoice::Disabled,
+                (false, Some(f)) => ConfigChoice::File(f),
+                (false, None) => ConfigChoice::Discover,
+            };
+            let cfg = match lint::resolve_config(&paths, &choice) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprint!("{}", render_config_error(&e));
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let loaded = lint::load(&paths, &Options::default(), &cfg);
+            let tables = fplint_cli::placement::tables(&loaded);
+            let text = match format {
+                ListFormat::Text => fplint_cli::placement::render_text(&tables),
+                ListFormat::Json => {
+                    let mut s = serde_json::to_string_pretty(&tables).unwrap_or_default();
+                    s.push('\n');
+                    s
+                }
+            };
+            emit(text.as_bytes());
             Ok(ExitCode::SUCCESS)
         }
         Command::Completions { shell } => {

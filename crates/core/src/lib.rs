@@ -5,10 +5,12 @@ pub mod diagnostic;
 pub mod frontend;
 pub mod glob;
 pub mod model;
+pub mod placement;
 pub mod source;
 pub mod sources;
 pub mod tree;
 pub mod value;
+pub mod workload;
 
 pub use diagnostic::{Diagnostic, Related, Severity};
 pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};

@@ -112,6 +112,9 @@ pub enum Capacity {
 pub struct Project {
     pub clusters: Vec<Cluster>,
     pub graphs: Vec<DependencyGraph>,
+    /// Workloads from manifests and IaC, for any cluster.
+    pub workloads: Vec<crate::workload::Workload>,
+    pub aws_auth: Vec<crate::workload::AwsAuth>,
 }
 
 impl Project {

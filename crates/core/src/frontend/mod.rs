@@ -3,6 +3,7 @@
 
 pub mod cloudformation;
 pub mod eksctl;
+pub mod kubernetes;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{Cluster, DependencyGraph, Project};
@@ -38,6 +39,8 @@ pub struct UnitOutput {
     pub graph: Option<DependencyGraph>,
     pub diagnostics: Vec<Diagnostic>,
     pub formats: Vec<Format>,
+    pub workloads: Vec<crate::workload::Workload>,
+    pub aws_auth: Vec<crate::workload::AwsAuth>,
 }
 
 /// Move a unit into the project, renumbering its graph references.
@@ -54,8 +57,15 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
                 r.graph = index;
             }
         }
+        for w in &mut unit.workloads {
+            if let Some(r) = w.resource.as_mut() {
+                r.graph = index;
+            }
+        }
     }
     project.clusters.append(&mut unit.clusters);
+    project.workloads.append(&mut unit.workloads);
+    project.aws_auth.append(&mut unit.aws_auth);
     unit.diagnostics
 }
 
@@ -63,10 +73,10 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
 /// fails to parse is reported (FP000) rather than skipped as someone else's.
 pub fn looks_recognised(text: &str) -> bool {
     let head = &text[..text.len().min(64 * 1024)];
-    let head = match head.char_indices().last() {
-        Some(_) => head,
-        None => return false,
-    };
+    // Helm chart templates and Jinja files are not valid until rendered.
+    if head.contains("{{") || head.contains("{%") {
+        return false;
+    }
     head.contains("eksctl.io/v1alpha5")
         || head.contains("AWSTemplateFormatVersion")
         || (head.contains("Resources") && head.contains("AWS::"))
@@ -94,7 +104,8 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
             match format {
                 Format::Eksctl => eksctl::load(file, doc, &mut out),
                 Format::CloudFormation => cloudformation::load(file, doc, &mut out),
-                Format::Kubernetes | Format::Terraform => {}
+                Format::Kubernetes => kubernetes::load(file, doc, &mut out),
+                Format::Terraform => {}
             }
         }
     }
@@ -132,6 +143,9 @@ pub fn recognise(doc: &Node) -> Option<Format> {
     }
     if cloudformation::recognise(doc) {
         return Some(Format::CloudFormation);
+    }
+    if kubernetes::recognise(doc) {
+        return Some(Format::Kubernetes);
     }
     None
 }

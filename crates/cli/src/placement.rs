@@ -1,0 +1,251 @@
+//! `fplint placement`: which workload lands on which Fargate profile, at what
+//! billed size. Unknowns are shown as unknown, never guessed.
+
+use crate::lint::Loaded;
+use fplint_core::model::{Cluster, Known};
+use fplint_core::placement::{self, billed_size, pod_request, PIN_LABEL};
+use fplint_core::workload::{Workload, WorkloadKind};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct ClusterTable {
+    pub cluster: String,
+    pub fargate_only: Option<bool>,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Serialize)]
+pub struct Row {
+    pub workload: String,
+    pub file: String,
+    pub line: usize,
+    pub namespace: Option<String>,
+    /// The pod labels used for matching; `None` when unknown.
+    pub labels: Option<Vec<String>>,
+    pub matched: Vec<String>,
+    /// `None` when it cannot be told; `Some("")` when no profile matches.
+    pub chosen: Option<String>,
+    pub requested_vcpu: Option<f64>,
+    pub requested_memory_gb: Option<f64>,
+    pub billed_vcpu: Option<f64>,
+    pub billed_memory_gb: Option<f64>,
+    pub notes: Vec<String>,
+}
+
+fn gb(bytes: u64) -> f64 {
+    (bytes as f64 / (1024.0 * 1024.0 * 1024.0) * 100.0).round() / 100.0
+}
+
+fn profile_name(c: &Cluster, i: usize) -> String {
+    c.fargate_profiles
+        .get(i)
+        .and_then(|p| p.name.known().cloned())
+        .unwrap_or_else(|| "?".into())
+}
+
+fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
+    let file = loaded.sources.get(w.loc.span.file);
+    let line = file
+        .as_ref()
+        .map_or(1, |f| f.line_col(w.loc.span.start as usize).line);
+    let labels = w.pod.known_labels();
+    let namespace = w.namespace.known().cloned();
+    let placed = placement::place(cluster, namespace.as_deref(), labels.as_deref());
+    let mut notes = Vec::new();
+    let matched: Vec<String> = placed
+        .matched_profiles()
+        .into_iter()
+        .map(|p| profile_name(cluster, p))
+        .collect();
+    let mut chosen = match placed.chosen {
+        Known::Known(Some(p)) => Some(profile_name(cluster, p)),
+        Known::Known(None) => Some(String::new()),
+        Known::Unknown => None,
+    };
+    if w.kind == WorkloadKind::DaemonSet {
+        notes.push("DaemonSet: never runs on Fargate".to_string());
+        chosen = Some(String::new());
+    } else if let Some(s) = w.pod.scheduler_name.as_ref().and_then(|s| s.known()) {
+        if s != "default-scheduler" && s != "fargate-scheduler" {
+            notes.push(format!("schedulerName `{s}`: not scheduled by Fargate"));
+        }
+    }
+    if namespace.is_none() {
+        notes.push("namespace not set in the manifest (decided at apply time)".into());
+    }
+    if chosen.as_deref() == Some("") && w.kind != WorkloadKind::DaemonSet {
+        notes.push(match cluster.fargate_only() {
+            Known::Known(true) => {
+                "Pending: no Fargate profile matches and the cluster has no nodes".into()
+            }
+            Known::Known(false) => "no Fargate profile matches: runs on EC2 nodes".into(),
+            Known::Unknown => "no Fargate profile matches".into(),
+        });
+    }
+    if labels
+        .as_ref()
+        .is_some_and(|l| l.iter().any(|(k, _)| *k == PIN_LABEL))
+    {
+        notes.push(format!("pinned by the `{PIN_LABEL}` label"));
+    }
+    if matched.len() > 1 {
+        notes.push("several profiles match: Fargate uses the one whose name sorts first".into());
+    }
+    let on_fargate = matches!(chosen.as_deref(), Some(c) if !c.is_empty());
+    let request = pod_request(&w.pod);
+    let (requested_vcpu, requested_memory_gb, billed_vcpu, billed_memory_gb) = match request {
+        Known::Known(r) => {
+            let billed = billed_size(r.cpu_m, r.memory);
+            if !r.any_set {
+                notes.push("no CPU or memory requests: Fargate gives 0.25 vCPU / 0.5 GB".into());
+            } else if billed.is_none() {
+                notes.push("requests exceed the largest Fargate size (16 vCPU / 120 GB)".into());
+            }
+            let (bv, bm) = match (on_fargate, billed) {
+                (true, Some((c, m))) => (Some(c as f64 / 1000.0), Some(m as f64 / 1024.0)),
+                _ => (None, None),
+            };
+            (Some(r.cpu_m as f64 / 1000.0), Some(gb(r.memory)), bv, bm)
+        }
+        Known::Unknown => (None, None, None, None),
+    };
+    Row {
+        workload: format!(
+            "{}/{}",
+            w.kind.as_str(),
+            w.name.known().map_or("?", String::as_str)
+        ),
+        file: file.map(|f| f.path.clone()).unwrap_or_default(),
+        line,
+        namespace,
+        labels: labels.map(|l| l.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+        matched,
+        chosen,
+        requested_vcpu,
+        requested_memory_gb,
+        billed_vcpu,
+        billed_memory_gb,
+        notes,
+    }
+}
+
+pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
+    loaded
+        .project
+        .clusters
+        .iter()
+        .map(|c| ClusterTable {
+            cluster: c.display_name().to_string(),
+            fargate_only: c.fargate_only().known().copied(),
+            rows: loaded
+                .project
+                .workloads
+                .iter()
+                .filter(|w| w.cluster_key.as_deref() == Some(c.key.as_str()))
+                .map(|w| row(loaded, c, w))
+                .collect(),
+        })
+        .collect()
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or_else(|| "unknown".into(), |n| format!("{n}"))
+}
+
+pub fn render_text(tables: &[ClusterTable]) -> String {
+    let mut out = String::new();
+    for t in tables {
+        let kind = match t.fargate_only {
+            Some(true) => "Fargate only",
+            Some(false) => "Fargate and EC2",
+            None => "capacity unknown",
+        };
+        out.push_str(&format!("cluster {} ({kind})\n", t.cluster));
+        if t.rows.is_empty() {
+            out.push_str("  no workloads found for this cluster\n\n");
+            continue;
+        }
+        let header = [
+            "WORKLOAD",
+            "NAMESPACE",
+            "LABELS",
+            "MATCHED",
+            "CHOSEN",
+            "REQUESTED",
+            "BILLED",
+            "NOTES",
+        ];
+        let rows: Vec<[String; 8]> = t
+            .rows
+            .iter()
+            .map(|r| {
+                [
+                    r.workload.clone(),
+                    r.namespace.clone().unwrap_or_else(|| "unknown".into()),
+                    r.labels.as_ref().map_or_else(
+                        || "unknown".into(),
+                        |l| {
+                            if l.is_empty() {
+                                "-".into()
+                            } else {
+                                l.join(",")
+                            }
+                        },
+                    ),
+                    if r.matched.is_empty() {
+                        "-".into()
+                    } else {
+                        r.matched.join(",")
+                    },
+                    match r.chosen.as_deref() {
+                        None => "unknown".into(),
+                        Some("") => "none".into(),
+                        Some(c) => c.to_string(),
+                    },
+                    format!(
+                        "{} vCPU / {} GB",
+                        num(r.requested_vcpu),
+                        num(r.requested_memory_gb)
+                    ),
+                    if r.billed_vcpu.is_some() {
+                        format!(
+                            "{} vCPU / {} GB",
+                            num(r.billed_vcpu),
+                            num(r.billed_memory_gb)
+                        )
+                    } else {
+                        "-".into()
+                    },
+                    r.notes.join("; "),
+                ]
+            })
+            .collect();
+        let mut widths = header.map(str::len);
+        for r in &rows {
+            for (i, cell) in r.iter().enumerate() {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        let line = |cells: &[String]| -> String {
+            let mut l = String::from(" ");
+            for (i, c) in cells.iter().enumerate() {
+                if i + 1 == cells.len() {
+                    l.push(' ');
+                    l.push_str(c);
+                } else {
+                    l.push_str(&format!(" {:<w$}", c, w = widths[i]));
+                }
+            }
+            l.trim_end().to_string() + "\n"
+        };
+        out.push_str(&line(&header.map(String::from)));
+        for r in &rows {
+            out.push_str(&line(r));
+        }
+        out.push('\n');
+    }
+    if tables.is_empty() {
+        out.push_str("no clusters found\n");
+    }
+    out
+}

@@ -1,0 +1,459 @@
+//! Kubernetes manifests: pod templates of workloads, and the `aws-auth`
+//! ConfigMap. A manifest without `metadata.namespace` has an unknown
+//! namespace: `kubectl -n` or kustomize decides it, not fplint.
+
+use super::UnitOutput;
+use crate::model::{Known, Loc, Located};
+use crate::source::SourceFile;
+use crate::tree::Node;
+use crate::value::{Value, ValueKind};
+use crate::workload::{
+    parse_cpu, parse_memory, AwsAuth, Container, Pair, PodTemplate, Resources, RoleMapping,
+    Toleration, Workload, WorkloadKind,
+};
+
+pub fn recognise(doc: &Node) -> bool {
+    let api = doc.get("apiVersion").and_then(Node::as_str);
+    let kind = doc.get("kind").and_then(Node::as_str);
+    matches!((api, kind), (Some(a), Some(k)) if !a.is_empty() && !k.is_empty())
+}
+
+pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
+    let value = Value::from_node(doc);
+    load_object(&value, "", out);
+}
+
+/// Read one object (or a `List` of objects) already turned into a [`Value`].
+pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind == "List" || kind.ends_with("List") {
+        if let Some(items) = obj.get("items").and_then(Value::as_list) {
+            for (i, item) in items.iter().enumerate() {
+                load_object(item, &join(path, &format!("items[{i}]")), out);
+            }
+        }
+        return;
+    }
+    if kind == "ConfigMap" {
+        if let Some(auth) = read_aws_auth(obj, path) {
+            out.aws_auth.push(auth);
+        }
+        return;
+    }
+    let Some(wk) = WorkloadKind::from_kind(kind) else {
+        return;
+    };
+    let template_path: &[&str] = match wk {
+        WorkloadKind::Pod => &[],
+        WorkloadKind::CronJob => &["spec", "jobTemplate", "spec", "template"],
+        _ => &["spec", "template"],
+    };
+    let mut template = Some(obj);
+    for key in template_path {
+        template = template.and_then(|t| t.get(key));
+    }
+    let Some(template) = template else { return };
+    let tpath = join(path, &template_path.join("."));
+    // A pod spec without containers is a kustomize patch or a fragment.
+    if template
+        .get("spec")
+        .and_then(|s| s.get("containers"))
+        .is_none()
+    {
+        return;
+    }
+    let meta = obj.get("metadata");
+    let name = meta
+        .and_then(|m| m.get("name"))
+        .map(|n| located_str(n, &join(path, "metadata.name")))
+        .unwrap_or_else(|| Located::new(Known::Unknown, loc_of(obj, path)));
+    let namespace = match meta.and_then(|m| m.get("namespace")) {
+        Some(n) => located_str(n, &join(path, "metadata.namespace")),
+        None => Located::new(
+            Known::Unknown,
+            loc_of(meta.unwrap_or(obj), &join(path, "metadata")),
+        ),
+    };
+    let loc = obj
+        .get("kind")
+        .map_or_else(|| loc_of(obj, path), |k| loc_of(k, &join(path, "kind")));
+    out.workloads.push(Workload {
+        kind: wk,
+        name,
+        namespace,
+        loc,
+        pod: read_pod_template(template, &tpath),
+        resource: None,
+        cluster_key: None,
+    });
+}
+
+fn join(path: &str, key: &str) -> String {
+    match (path.is_empty(), key.is_empty()) {
+        (true, _) => key.to_string(),
+        (_, true) => path.to_string(),
+        _ => format!("{path}.{key}"),
+    }
+}
+
+fn loc_of(v: &Value, path: &str) -> Loc {
+    Loc::new(v.span.unwrap_or_default(), path)
+}
+
+fn is_placeholder(s: &str) -> bool {
+    s.contains("${") || s.contains("{{") || s.starts_with('$')
+}
+
+fn text(v: &Value) -> Known<String> {
+    match &v.kind {
+        ValueKind::String(s) | ValueKind::Number(s) if !is_placeholder(s) => {
+            Known::Known(s.clone())
+        }
+        ValueKind::Bool(b) => Known::Known(b.to_string()),
+        _ => Known::Unknown,
+    }
+}
+
+fn located_str(v: &Value, path: &str) -> Located<String> {
+    Located::new(text(v), loc_of(v, path))
+}
+
+fn pairs(v: Option<&Value>, path: &str) -> Known<Vec<Pair>> {
+    match v.map(|v| &v.kind) {
+        None | Some(ValueKind::Null) => Known::Known(Vec::new()),
+        Some(ValueKind::Map(entries)) => Known::Known(
+            entries
+                .iter()
+                .map(|(k, val)| {
+                    let span = match (k.span, val.span) {
+                        (Some(a), Some(b)) => a.cover(b),
+                        (a, b) => a.or(b).unwrap_or_default(),
+                    };
+                    Pair {
+                        key: k.name.clone(),
+                        value: if matches!(val.kind, ValueKind::Null) {
+                            Known::Known(String::new())
+                        } else {
+                            text(val)
+                        },
+                        loc: Loc::new(span, join(path, &k.name)),
+                    }
+                })
+                .collect(),
+        ),
+        Some(_) => Known::Unknown,
+    }
+}
+
+fn opt_text(v: Option<&Value>) -> Known<Option<String>> {
+    match v {
+        None => Known::Known(None),
+        Some(v) if matches!(v.kind, ValueKind::Null) => Known::Known(None),
+        Some(v) => text(v).map(Some),
+    }
+}
+
+fn bool_of(v: &Value, path: &str) -> Option<Located<bool>> {
+    let b = match &v.kind {
+        ValueKind::Bool(b) => Known::Known(*b),
+        ValueKind::Null => return None,
+        _ => Known::Unknown,
+    };
+    Some(Located::new(b, loc_of(v, path)))
+}
+
+pub fn read_tolerations(v: Option<&Value>, path: &str) -> Known<Vec<Toleration>> {
+    match v.map(|v| &v.kind) {
+        None | Some(ValueKind::Null) => Known::Known(Vec::new()),
+        Some(ValueKind::List(items)) => Known::Known(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let operator = match t.get("operator") {
+                        None => Known::Known("Equal".to_string()),
+                        Some(o) => text(o),
+                    };
+                    Toleration {
+                        key: opt_text(t.get("key")),
+                        operator,
+                        value: opt_text(t.get("value")),
+                        effect: opt_text(t.get("effect")),
+                        loc: loc_of(t, &format!("{path}[{i}]")),
+                    }
+                })
+                .collect(),
+        ),
+        Some(_) => Known::Unknown,
+    }
+}
+
+fn resources(v: Option<&Value>, path: &str) -> Resources {
+    let Some(v) = v else {
+        return Resources {
+            cpu: Known::Known(None),
+            memory: Known::Known(None),
+            loc: None,
+        };
+    };
+    let qty = |key: &str, parse: fn(&str) -> Option<u64>| match v.get(key) {
+        None => Known::Known(None),
+        Some(q) => match text(&q.clone()).known().and_then(|s| parse(s)) {
+            Some(n) => Known::Known(Some(n)),
+            None => Known::Unknown,
+        },
+    };
+    Resources {
+        cpu: qty("cpu", parse_cpu),
+        memory: qty("memory", parse_memory),
+        loc: Some(loc_of(v, path)),
+    }
+}
+
+fn containers(v: Option<&Value>, path: &str) -> Known<Vec<Container>> {
+    match v.map(|v| &v.kind) {
+        None | Some(ValueKind::Null) => Known::Known(Vec::new()),
+        Some(ValueKind::List(items)) => Known::Known(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let cp = format!("{path}[{i}]");
+                    let res = c.get("resources");
+                    let mut gpus = Vec::new();
+                    for part in ["requests", "limits"] {
+                        if let Some(ValueKind::Map(entries)) =
+                            res.and_then(|r| r.get(part)).map(|p| &p.kind)
+                        {
+                            for (k, _) in entries {
+                                if k.name.ends_with("/gpu") {
+                                    gpus.push(Loc::new(
+                                        k.span.unwrap_or_default(),
+                                        format!("{cp}.resources.{part}.{}", k.name),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    let host_ports = c
+                        .get("ports")
+                        .and_then(Value::as_list)
+                        .map(|ports| {
+                            ports
+                                .iter()
+                                .enumerate()
+                                .filter_map(|(j, p)| {
+                                    let hp = p.get("hostPort")?;
+                                    Some(loc_of(hp, &format!("{cp}.ports[{j}].hostPort")))
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    Container {
+                        name: c.get("name").map_or(Known::Unknown, text),
+                        loc: loc_of(c, &cp),
+                        requests: resources(
+                            res.and_then(|r| r.get("requests")),
+                            &format!("{cp}.resources.requests"),
+                        ),
+                        limits: resources(
+                            res.and_then(|r| r.get("limits")),
+                            &format!("{cp}.resources.limits"),
+                        ),
+                        privileged: c
+                            .get("securityContext")
+                            .and_then(|s| s.get("privileged"))
+                            .and_then(|p| bool_of(p, &format!("{cp}.securityContext.privileged"))),
+                        host_ports,
+                        gpus,
+                    }
+                })
+                .collect(),
+        ),
+        Some(_) => Known::Unknown,
+    }
+}
+
+/// A pod template (`metadata` + `spec`) in Kubernetes' camelCase schema.
+pub fn read_pod_template(t: &Value, path: &str) -> PodTemplate {
+    let meta = t.get("metadata");
+    let spec = t.get("spec");
+    let sp = join(path, "spec");
+    let get = |k: &str| spec.and_then(|s| s.get(k));
+    let host_path_volumes = get("volumes")
+        .and_then(Value::as_list)
+        .map(|vols| {
+            vols.iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    Some(loc_of(
+                        v.get("hostPath")?,
+                        &format!("{sp}.volumes[{i}].hostPath"),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    PodTemplate {
+        loc: loc_of(t, path),
+        labels: pairs(
+            meta.and_then(|m| m.get("labels")),
+            &join(path, "metadata.labels"),
+        ),
+        annotations: pairs(
+            meta.and_then(|m| m.get("annotations")),
+            &join(path, "metadata.annotations"),
+        ),
+        tolerations: read_tolerations(get("tolerations"), &join(&sp, "tolerations")),
+        node_selector: pairs(get("nodeSelector"), &join(&sp, "nodeSelector")),
+        affinity: get("affinity")
+            .map(|a| Located::new(Known::Known(a.clone()), loc_of(a, &join(&sp, "affinity")))),
+        scheduler_name: get("schedulerName").map(|s| located_str(s, &join(&sp, "schedulerName"))),
+        host_network: get("hostNetwork").and_then(|h| bool_of(h, &join(&sp, "hostNetwork"))),
+        host_path_volumes,
+        init_containers: containers(get("initContainers"), &join(&sp, "initContainers")),
+        containers: containers(get("containers"), &join(&sp, "containers")),
+        service_account: get("serviceAccountName")
+            .map(|s| located_str(s, &join(&sp, "serviceAccountName"))),
+    }
+}
+
+/// `kube-system/aws-auth` with its `mapRoles` (a YAML document in a string).
+fn read_aws_auth(obj: &Value, path: &str) -> Option<AwsAuth> {
+    let meta = obj.get("metadata")?;
+    if meta.get("name").and_then(Value::as_str) != Some("aws-auth") {
+        return None;
+    }
+    if let Some(ns) = meta.get("namespace").and_then(Value::as_str) {
+        if ns != "kube-system" {
+            return None;
+        }
+    }
+    let roles_path = join(path, "data.mapRoles");
+    let map_roles = obj.get("data").and_then(|d| d.get("mapRoles"));
+    let roles = match map_roles {
+        None => Known::Known(Vec::new()),
+        Some(v) => match v.as_str() {
+            // `{{SessionName}}` is aws-auth's own syntax: each rolearn is checked instead.
+            Some(s) if !s.contains("${") => {
+                parse_map_roles(s, v.span.unwrap_or_default(), &roles_path)
+            }
+            _ => Known::Unknown,
+        },
+    };
+    Some(AwsAuth {
+        loc: loc_of(obj.get("metadata").unwrap_or(obj), &join(path, "metadata")),
+        map_roles_loc: map_roles.map(|v| loc_of(v, &roles_path)),
+        roles,
+        cluster_key: None,
+    })
+}
+
+/// Role mappings from a `mapRoles` document; positions are those of the string.
+pub fn parse_map_roles(s: &str, at: crate::source::Span, path: &str) -> Known<Vec<RoleMapping>> {
+    let parsed = crate::tree::yaml::parse(s, at.file, crate::tree::Limits::default());
+    if parsed.error.is_some() {
+        return Known::Unknown;
+    }
+    let Some(doc) = parsed.documents.first() else {
+        return Known::Known(Vec::new());
+    };
+    let Some(items) = doc.as_seq() else {
+        return Known::Unknown;
+    };
+    Known::Known(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| RoleMapping {
+                role_arn: match item.get("rolearn").and_then(Node::as_str) {
+                    Some(r) if !is_placeholder(r) => Known::Known(r.to_string()),
+                    _ => Known::Unknown,
+                },
+                groups: match item.get("groups").map(|g| g.as_seq()) {
+                    Some(Some(gs)) => gs
+                        .iter()
+                        .map(|g| g.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .into(),
+                    Some(None) => Known::Unknown,
+                    None => Known::Known(Vec::new()),
+                },
+                loc: Loc::new(at, format!("{path}[{i}]")),
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+    use crate::tree::{yaml, Limits};
+
+    fn load_text(text: &str) -> UnitOutput {
+        let file = SourceFile::new(FileId(0), "m.yaml", text);
+        let mut out = UnitOutput::default();
+        for doc in yaml::parse(text, FileId(0), Limits::default()).documents {
+            if recognise(&doc) {
+                load(&file, &doc, &mut out);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn workloads_and_namespaces() {
+        let out = load_text(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      tolerations: [{key: eks.amazonaws.com/compute-type, operator: Exists}]\n      containers: [{name: c, resources: {requests: {cpu: 100m, memory: 64Mi}}}]\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: kube-system}\n  spec: {hostNetwork: true, containers: [{name: c, ports: [{hostPort: 80}]}], volumes: [{name: v, hostPath: {path: /}}]}\n",
+        );
+        assert_eq!(out.workloads.len(), 2);
+        let web = &out.workloads[0];
+        assert_eq!(
+            web.namespace.value,
+            Known::Unknown,
+            "no namespace: decided at apply time"
+        );
+        assert_eq!(web.pod.known_labels(), Some(vec![("app", "web")]));
+        let tol = &web.pod.tolerations.known().unwrap()[0];
+        assert_eq!(
+            tol.tolerates("eks.amazonaws.com/compute-type", "fargate", "NoSchedule"),
+            Known::Known(true)
+        );
+        let c = &web.pod.containers.known().unwrap()[0];
+        assert_eq!(c.requests.cpu, Known::Known(Some(100)));
+        let pod = &out.workloads[1];
+        assert_eq!(pod.kind, WorkloadKind::Pod);
+        assert_eq!(
+            pod.namespace.known().map(String::as_str),
+            Some("kube-system")
+        );
+        assert_eq!(
+            pod.pod.host_network.as_ref().and_then(|h| h.known()),
+            Some(&true)
+        );
+        assert_eq!(pod.pod.host_path_volumes.len(), 1);
+        assert_eq!(pod.pod.containers.known().unwrap()[0].host_ports.len(), 1);
+    }
+
+    #[test]
+    fn kustomize_patch_is_not_a_workload() {
+        let out = load_text(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: checkout}\nspec:\n  template:\n    metadata:\n      labels: {fargate: \"yes\"}\n",
+        );
+        assert!(out.workloads.is_empty());
+    }
+
+    #[test]
+    fn aws_auth_roles() {
+        let out = load_text(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aws-auth, namespace: kube-system}\ndata:\n  mapRoles: |\n    - rolearn: arn:aws:iam::111122223333:role/fargate-pods\n      username: system:node:{{SessionName}}\n      groups: [system:bootstrappers, system:nodes, system:node-proxier]\n",
+        );
+        let roles = out.aws_auth[0].roles.known().unwrap();
+        assert_eq!(
+            roles[0].role_arn.known().map(String::as_str),
+            Some("arn:aws:iam::111122223333:role/fargate-pods")
+        );
+        assert_eq!(roles[0].groups.known().map(Vec::len), Some(3));
+    }
+}

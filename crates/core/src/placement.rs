@@ -1,0 +1,337 @@
+//! Which Fargate profile a pod lands on, whether two selectors can match one
+//! pod, and what Fargate bills for a pod's requests.
+
+use crate::glob;
+use crate::model::{Cluster, FargateProfile, Known, Selector};
+
+/// The label that pins a pod to one of the profiles that match it.
+pub const PIN_LABEL: &str = "eks.amazonaws.com/fargate-profile";
+
+/// Does `sel` match a pod in `namespace` with `labels` (`None`: labels unknown)?
+pub fn selector_matches(
+    sel: &Selector,
+    namespace: &str,
+    labels: Option<&[(&str, &str)]>,
+) -> Known<bool> {
+    let Some(pattern) = sel.namespace.known() else {
+        return Known::Unknown;
+    };
+    if pattern.is_empty() || !glob::matches(pattern, namespace) {
+        return Known::Known(false);
+    }
+    let Some(wanted) = sel.known_labels() else {
+        return Known::Unknown;
+    };
+    if wanted.is_empty() {
+        return Known::Known(true);
+    }
+    let Some(have) = labels else {
+        return Known::Unknown;
+    };
+    Known::Known(wanted.iter().all(|(wk, wv)| {
+        have.iter()
+            .any(|(hk, hv)| glob::matches(wk, hk) && glob::matches(wv, hv))
+    }))
+}
+
+/// One selector of one profile that matches the pod.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Match {
+    pub profile: usize,
+    pub selector: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Placement {
+    /// Selectors that certainly match.
+    pub matches: Vec<Match>,
+    /// Some selector (or profile list) could not be evaluated.
+    pub uncertain: bool,
+    /// The profile Fargate uses: `Known(None)` means no profile (Pending on a
+    /// Fargate-only cluster), `Unknown` when it cannot be told.
+    pub chosen: Known<Option<usize>>,
+}
+
+impl Placement {
+    pub fn matched_profiles(&self) -> Vec<usize> {
+        let mut p: Vec<usize> = self.matches.iter().map(|m| m.profile).collect();
+        p.dedup();
+        p
+    }
+}
+
+/// Place a pod. `namespace` unknown makes the whole placement unknown.
+pub fn place(
+    cluster: &Cluster,
+    namespace: Option<&str>,
+    labels: Option<&[(&str, &str)]>,
+) -> Placement {
+    let Some(ns) = namespace else {
+        return Placement {
+            uncertain: true,
+            chosen: Known::Unknown,
+            ..Placement::default()
+        };
+    };
+    let mut out = Placement {
+        uncertain: cluster.profiles_incomplete,
+        ..Placement::default()
+    };
+    let mut maybe: Vec<usize> = Vec::new();
+    for (pi, profile) in cluster.fargate_profiles.iter().enumerate() {
+        let Some(selectors) = profile.selectors.known() else {
+            out.uncertain = true;
+            maybe.push(pi);
+            continue;
+        };
+        for (si, sel) in selectors.iter().enumerate() {
+            match selector_matches(sel, ns, labels) {
+                Known::Known(true) => out.matches.push(Match {
+                    profile: pi,
+                    selector: si,
+                }),
+                Known::Known(false) => {}
+                Known::Unknown => {
+                    out.uncertain = true;
+                    maybe.push(pi);
+                }
+            }
+        }
+    }
+    out.chosen = choose(cluster, &out, &maybe, labels);
+    out
+}
+
+fn profile_name(p: &FargateProfile) -> Option<&str> {
+    p.name.known().map(String::as_str)
+}
+
+fn choose(
+    cluster: &Cluster,
+    placement: &Placement,
+    maybe: &[usize],
+    labels: Option<&[(&str, &str)]>,
+) -> Known<Option<usize>> {
+    let profiles = &cluster.fargate_profiles;
+    let certain = placement.matched_profiles();
+    // A pod label names the profile to use among those that match.
+    if let Some(labels) = labels {
+        if let Some((_, pin)) = labels.iter().find(|(k, _)| *k == PIN_LABEL) {
+            if let Some(&p) = certain
+                .iter()
+                .find(|&&p| profile_name(&profiles[p]) == Some(pin))
+            {
+                return Known::Known(Some(p));
+            }
+        }
+    }
+    if cluster.profiles_incomplete && certain.is_empty() {
+        return Known::Unknown;
+    }
+    let mut names = Vec::new();
+    for &p in &certain {
+        match profile_name(&profiles[p]) {
+            Some(n) => names.push((n, p)),
+            None => return Known::Unknown,
+        }
+    }
+    names.sort();
+    let first = names.first().copied();
+    // An uncertain profile that would sort first could take the pod.
+    for &m in maybe {
+        match (profile_name(&profiles[m]), first) {
+            (Some(n), Some((f, _))) if n > f => {}
+            _ => return Known::Unknown,
+        }
+    }
+    if cluster.profiles_incomplete {
+        return Known::Unknown;
+    }
+    Known::Known(first.map(|(_, p)| p))
+}
+
+/// Whether some string matches both patterns (`*`, `?` wildcards).
+pub fn patterns_intersect(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let (n, m) = (a.len(), b.len());
+    let mut seen = vec![false; (n + 1) * (m + 1)];
+    let mut stack = vec![(0usize, 0usize)];
+    let compatible = |x: char, y: char| x == '*' || x == '?' || y == '*' || y == '?' || x == y;
+    while let Some((i, j)) = stack.pop() {
+        let idx = i * (m + 1) + j;
+        if seen[idx] {
+            continue;
+        }
+        seen[idx] = true;
+        if i == n && j == m {
+            return true;
+        }
+        // `*` may match nothing.
+        if i < n && a[i] == '*' {
+            stack.push((i + 1, j));
+        }
+        if j < m && b[j] == '*' {
+            stack.push((i, j + 1));
+        }
+        // Both consume one character; a `*` stays where it is.
+        if i < n && j < m && compatible(a[i], b[j]) {
+            let ni = if a[i] == '*' { i } else { i + 1 };
+            let nj = if b[j] == '*' { j } else { j + 1 };
+            if (ni, nj) != (i, j) {
+                stack.push((ni, nj));
+            } else {
+                // `*` against `*`: any character keeps both; equivalent to
+                // letting either advance, which the epsilon moves cover.
+                stack.push((i + 1, j));
+                stack.push((i, j + 1));
+            }
+        }
+    }
+    false
+}
+
+/// Whether two selectors can match the same pod; unknown parts are unknown.
+pub fn selectors_overlap(a: &Selector, b: &Selector) -> Known<bool> {
+    let (Some(na), Some(nb)) = (a.namespace.known(), b.namespace.known()) else {
+        return Known::Unknown;
+    };
+    if na.is_empty() || nb.is_empty() || !patterns_intersect(na, nb) {
+        return Known::Known(false);
+    }
+    let (Some(la), Some(lb)) = (a.known_labels(), b.known_labels()) else {
+        return Known::Unknown;
+    };
+    // A pod may carry every label both ask for; only one key asked for with
+    // values that no string matches both ways keeps them apart.
+    for (ka, va) in &la {
+        for (kb, vb) in &lb {
+            if ka == kb && !glob::is_pattern(ka) && !patterns_intersect(va, vb) {
+                return Known::Known(false);
+            }
+        }
+    }
+    Known::Known(true)
+}
+
+/// Fargate's CPU (millicores) and memory (MiB) combinations.
+fn combinations() -> impl Iterator<Item = (u64, u64)> {
+    let gib = |g: u64| g * 1024;
+    let quarter = [512, 1024, 2048].into_iter().map(|m| (250, m));
+    let half = (1..=4).map(move |g| (500, gib(g)));
+    let one = (2..=8).map(move |g| (1000, gib(g)));
+    let two = (4..=16).map(move |g| (2000, gib(g)));
+    let four = (8..=30).map(move |g| (4000, gib(g)));
+    let eight = (16..=60).step_by(4).map(move |g| (8000, gib(g)));
+    let sixteen = (32..=120).step_by(8).map(move |g| (16000, gib(g)));
+    quarter
+        .chain(half)
+        .chain(one)
+        .chain(two)
+        .chain(four)
+        .chain(eight)
+        .chain(sixteen)
+}
+
+/// The overhead Fargate adds to every pod for the kubelet and friends.
+pub const OVERHEAD_MIB: u64 = 256;
+
+/// The smallest combination that fits `cpu_m` millicores and `memory` bytes
+/// once the overhead is added; `None` when no combination is large enough.
+pub fn billed_size(cpu_m: u64, memory: u64) -> Option<(u64, u64)> {
+    let mib = memory.div_ceil(1024 * 1024) + OVERHEAD_MIB;
+    combinations().find(|&(c, m)| c >= cpu_m && m >= mib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glob::matches;
+
+    #[test]
+    fn billing_rounds_up() {
+        // 1 vCPU + 8 GB requested is billed as 2 vCPU + 9 GB (8 GB + 256 MB).
+        assert_eq!(
+            billed_size(1000, 8 * 1024 * 1024 * 1024),
+            Some((2000, 9 * 1024))
+        );
+        assert_eq!(billed_size(0, 0), Some((250, 512)));
+        assert_eq!(billed_size(250, 256 * 1024 * 1024), Some((250, 512)));
+        assert_eq!(billed_size(250, 257 * 1024 * 1024), Some((250, 1024)));
+        assert_eq!(billed_size(16000, 120 * 1024 * 1024 * 1024), None);
+        assert_eq!(billed_size(17000, 0), None);
+    }
+
+    /// Every string over `alphabet` up to `len` characters.
+    fn strings(alphabet: &[char], len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut frontier = vec![String::new()];
+        for _ in 0..len {
+            let mut next = Vec::new();
+            for s in &frontier {
+                for c in alphabet {
+                    let mut t = s.clone();
+                    t.push(*c);
+                    next.push(t);
+                }
+            }
+            all.extend(next.iter().cloned());
+            frontier = next;
+        }
+        all
+    }
+
+    #[test]
+    fn intersection_agrees_with_brute_force() {
+        let patterns = strings(&['a', 'b', '*', '?'], 3);
+        let words = strings(&['a', 'b', 'c'], 6);
+        for p in &patterns {
+            for q in &patterns {
+                let brute = words.iter().any(|w| matches(p, w) && matches(q, w));
+                assert_eq!(patterns_intersect(p, q), brute, "{p:?} vs {q:?}");
+            }
+        }
+    }
+}
+
+/// What a pod asks for, as Fargate reads it: the larger of the largest init
+/// container and the sum of the regular containers, per resource.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PodRequest {
+    pub cpu_m: u64,
+    pub memory: u64,
+    /// Some container sets a CPU or memory request.
+    pub any_set: bool,
+}
+
+pub fn pod_request(pod: &crate::workload::PodTemplate) -> Known<PodRequest> {
+    let (Some(init), Some(regular)) = (pod.init_containers.known(), pod.containers.known()) else {
+        return Known::Unknown;
+    };
+    let mut any_set = false;
+    let mut read = |c: &crate::workload::Container| -> Option<(u64, u64)> {
+        let cpu = *c.requests.cpu.known()?;
+        let mem = *c.requests.memory.known()?;
+        any_set |= cpu.is_some() || mem.is_some();
+        Some((cpu.unwrap_or(0), mem.unwrap_or(0)))
+    };
+    let mut sum = (0u64, 0u64);
+    for c in regular {
+        let Some((cpu, mem)) = read(c) else {
+            return Known::Unknown;
+        };
+        sum = (sum.0.saturating_add(cpu), sum.1.saturating_add(mem));
+    }
+    let mut largest = (0u64, 0u64);
+    for c in init {
+        let Some((cpu, mem)) = read(c) else {
+            return Known::Unknown;
+        };
+        largest = (largest.0.max(cpu), largest.1.max(mem));
+    }
+    Known::Known(PodRequest {
+        cpu_m: sum.0.max(largest.0),
+        memory: sum.1.max(largest.1),
+        any_set,
+    })
+}

@@ -1,0 +1,270 @@
+//! Workloads: what runs pods, wherever it was declared (a Kubernetes
+//! manifest, a Terraform `kubernetes_*` resource), reduced to what Fargate
+//! scheduling cares about.
+
+use crate::model::{Known, Loc, Located, ResourceRef};
+use crate::value::Value;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WorkloadKind {
+    Deployment,
+    StatefulSet,
+    DaemonSet,
+    ReplicaSet,
+    Job,
+    CronJob,
+    Pod,
+}
+
+impl WorkloadKind {
+    pub fn from_kind(kind: &str) -> Option<WorkloadKind> {
+        Some(match kind {
+            "Deployment" => WorkloadKind::Deployment,
+            "StatefulSet" => WorkloadKind::StatefulSet,
+            "DaemonSet" => WorkloadKind::DaemonSet,
+            "ReplicaSet" => WorkloadKind::ReplicaSet,
+            "Job" => WorkloadKind::Job,
+            "CronJob" => WorkloadKind::CronJob,
+            "Pod" => WorkloadKind::Pod,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadKind::Deployment => "Deployment",
+            WorkloadKind::StatefulSet => "StatefulSet",
+            WorkloadKind::DaemonSet => "DaemonSet",
+            WorkloadKind::ReplicaSet => "ReplicaSet",
+            WorkloadKind::Job => "Job",
+            WorkloadKind::CronJob => "CronJob",
+            WorkloadKind::Pod => "Pod",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub kind: WorkloadKind,
+    pub name: Located<String>,
+    /// Unknown when the manifest does not say (`kubectl -n` or kustomize decides).
+    pub namespace: Located<String>,
+    /// The object as a whole (its `kind:` line or resource header).
+    pub loc: Loc,
+    pub pod: PodTemplate,
+    pub resource: Option<ResourceRef>,
+    /// The cluster it runs on, by [`crate::model::Cluster::key`], when the
+    /// declaring code says; otherwise assigned by the linter's run.
+    pub cluster_key: Option<String>,
+}
+
+/// A key/value pair with the place it was written.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    pub key: String,
+    pub value: Known<String>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct Toleration {
+    pub key: Known<Option<String>>,
+    pub operator: Known<String>,
+    pub value: Known<Option<String>>,
+    pub effect: Known<Option<String>>,
+    pub loc: Loc,
+}
+
+impl Toleration {
+    /// Whether it tolerates `key=value:effect`; unknown when a part is unknown.
+    pub fn tolerates(&self, key: &str, value: &str, effect: &str) -> Known<bool> {
+        let (Some(k), Some(op), Some(v), Some(e)) = (
+            self.key.known(),
+            self.operator.known(),
+            self.value.known(),
+            self.effect.known(),
+        ) else {
+            return Known::Unknown;
+        };
+        let effect_ok = e.as_deref().is_none_or(|e| e.is_empty() || e == effect);
+        let ok = match (k.as_deref(), op.as_str()) {
+            (None | Some(""), "Exists") => true,
+            (Some(k), "Exists") => k == key,
+            (Some(k), "Equal" | "") => k == key && v.as_deref() == Some(value),
+            _ => false,
+        };
+        Known::Known(ok && effect_ok)
+    }
+}
+
+/// CPU in millicores and memory in bytes; `None` inside means not set.
+#[derive(Clone, Debug, Default)]
+pub struct Resources {
+    pub cpu: Known<Option<u64>>,
+    pub memory: Known<Option<u64>>,
+    pub loc: Option<Loc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Container {
+    pub name: Known<String>,
+    pub loc: Loc,
+    pub requests: Resources,
+    pub limits: Resources,
+    pub privileged: Option<Located<bool>>,
+    pub host_ports: Vec<Loc>,
+    /// Extended resources such as `nvidia.com/gpu` requested or limited.
+    pub gpus: Vec<Loc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PodTemplate {
+    pub loc: Loc,
+    pub labels: Known<Vec<Pair>>,
+    pub annotations: Known<Vec<Pair>>,
+    pub tolerations: Known<Vec<Toleration>>,
+    pub node_selector: Known<Vec<Pair>>,
+    pub affinity: Option<Located<Value>>,
+    pub scheduler_name: Option<Located<String>>,
+    pub host_network: Option<Located<bool>>,
+    pub host_path_volumes: Vec<Loc>,
+    pub init_containers: Known<Vec<Container>>,
+    pub containers: Known<Vec<Container>>,
+    pub service_account: Option<Located<String>>,
+}
+
+impl PodTemplate {
+    /// Known label pairs, or `None` if any is unknown.
+    pub fn known_labels(&self) -> Option<Vec<(&str, &str)>> {
+        self.labels
+            .known()?
+            .iter()
+            .map(|p| Some((p.key.as_str(), p.value.known()?.as_str())))
+            .collect()
+    }
+
+    pub fn label(&self, key: &str) -> Option<&Pair> {
+        self.labels.known()?.iter().find(|p| p.key == key)
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&Pair> {
+        self.annotations.known()?.iter().find(|p| p.key == key)
+    }
+}
+
+/// Kubernetes CPU quantity (`500m`, `0.5`, `2`) in millicores.
+pub fn parse_cpu(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if let Some(m) = s.strip_suffix('m') {
+        return m
+            .parse::<f64>()
+            .ok()
+            .filter(|v| *v >= 0.0)
+            .map(|v| v.ceil() as u64);
+    }
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| (v * 1000.0).ceil() as u64)
+}
+
+/// Kubernetes memory quantity (`512Mi`, `1G`, `1e9`, `128974848`) in bytes.
+pub fn parse_memory(s: &str) -> Option<u64> {
+    let s = s.trim();
+    const UNITS: &[(&str, f64)] = &[
+        ("Ki", 1024.0),
+        ("Mi", 1024.0 * 1024.0),
+        ("Gi", 1024.0 * 1024.0 * 1024.0),
+        ("Ti", 1024.0 * 1024.0 * 1024.0 * 1024.0),
+        ("k", 1e3),
+        ("K", 1e3),
+        ("M", 1e6),
+        ("G", 1e9),
+        ("T", 1e12),
+        ("m", 1e-3),
+    ];
+    for (suffix, factor) in UNITS {
+        if let Some(n) = s.strip_suffix(suffix) {
+            return n
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .map(|v| (v * factor).ceil() as u64);
+        }
+    }
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| v.ceil() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities() {
+        assert_eq!(parse_cpu("500m"), Some(500));
+        assert_eq!(parse_cpu("0.25"), Some(250));
+        assert_eq!(parse_cpu("2"), Some(2000));
+        assert_eq!(parse_cpu("x"), None);
+        assert_eq!(parse_memory("512Mi"), Some(512 * 1024 * 1024));
+        assert_eq!(parse_memory("1G"), Some(1_000_000_000));
+        assert_eq!(parse_memory("1e3"), Some(1000));
+        assert_eq!(parse_memory("128974848"), Some(128_974_848));
+        assert_eq!(parse_memory("-1Gi"), None);
+    }
+
+    #[test]
+    fn toleration_matching() {
+        let t =
+            |key: Option<&str>, op: &str, value: Option<&str>, effect: Option<&str>| Toleration {
+                key: Known::Known(key.map(str::to_string)),
+                operator: Known::Known(op.to_string()),
+                value: Known::Known(value.map(str::to_string)),
+                effect: Known::Known(effect.map(str::to_string)),
+                loc: Loc::default(),
+            };
+        let (k, v, e) = ("eks.amazonaws.com/compute-type", "fargate", "NoSchedule");
+        assert_eq!(
+            t(Some(k), "Equal", Some(v), Some(e)).tolerates(k, v, e),
+            Known::Known(true)
+        );
+        assert_eq!(
+            t(Some(k), "Exists", None, None).tolerates(k, v, e),
+            Known::Known(true)
+        );
+        assert_eq!(
+            t(None, "Exists", None, None).tolerates(k, v, e),
+            Known::Known(true)
+        );
+        assert_eq!(
+            t(Some(k), "Equal", Some("ec2"), Some(e)).tolerates(k, v, e),
+            Known::Known(false)
+        );
+        assert_eq!(
+            t(Some(k), "Equal", Some(v), Some("NoExecute")).tolerates(k, v, e),
+            Known::Known(false)
+        );
+        assert_eq!(
+            t(Some("CriticalAddonsOnly"), "Exists", None, None).tolerates(k, v, e),
+            Known::Known(false)
+        );
+    }
+}
+
+/// The `aws-auth` ConfigMap when it is managed in code.
+#[derive(Clone, Debug)]
+pub struct AwsAuth {
+    pub loc: Loc,
+    pub map_roles_loc: Option<Loc>,
+    pub roles: Known<Vec<RoleMapping>>,
+    pub cluster_key: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RoleMapping {
+    pub role_arn: Known<String>,
+    pub groups: Known<Vec<String>>,
+    pub loc: Loc,
+}
