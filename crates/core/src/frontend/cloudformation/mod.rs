@@ -955,4 +955,13 @@ Resources:
                  RemoteNetworkConfig: {RemoteNodeNetworks: [{Cidrs: [10.1.0.0/16]}]}\n";
         assert_eq!(load(t).clusters[0].capacity, Capacity::Unknown);
     }
+
+    #[test]
+    fn ssm_parameter_defaults_are_paths_not_values() {
+        let t = "Parameters:\n  CN:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /eks/name\n\
+                 Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties: {ClusterName: !Ref CN}\n";
+        let c = &load(t).clusters[0];
+        assert_eq!(c.key, "Ref:CN");
+        assert!(!c.name.value.is_known());
+    }
 }

@@ -189,6 +189,11 @@ impl<'a> Template<'a> {
     /// A parameter's default, when it has one.
     fn param_default(&self, name: &str) -> Option<&'a Node> {
         let p = self.params.get(name)?;
+        // The default of an SSM-typed parameter is the path to read, not the value.
+        let ty = p.get("Type").and_then(Node::as_str).unwrap_or_default();
+        if ty.starts_with("AWS::SSM::Parameter::Value") {
+            return None;
+        }
         let d = p.get("Default")?;
         (!d.is_null()).then_some(d)
     }
