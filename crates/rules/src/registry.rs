@@ -41,6 +41,16 @@ pub static REGISTRY: &[RuleInfo] = &[
         rule: Some(&rules::fp001_coredns_selector_labels::CorednsSelectorLabels),
     },
     RuleInfo {
+        code: "FP003",
+        name: "fargate-profile-parallel-creation",
+        default_severity: Severity::Error,
+        summary:
+            "Two Fargate profiles of one cluster that the deployment may create at the same time",
+        formats: &[Cfn, Tf],
+        doc: include_str!("../../../rules/FP003.md"),
+        rule: Some(&rules::fp003_fargate_profile_parallel_creation::FargateProfileParallelCreation),
+    },
+    RuleInfo {
         code: "FP004",
         name: "fargate-quota-exceeded",
         default_severity: Severity::Error,

@@ -1,4 +1,5 @@
 pub mod fp001_coredns_selector_labels;
+pub mod fp003_fargate_profile_parallel_creation;
 pub mod fp004_fargate_quota_exceeded;
 pub mod fp005_coredns_without_capacity;
 pub mod fp010_fargate_profile_overlap;
