@@ -195,10 +195,15 @@ fn json_contract() {
 #[test]
 fn columns_count_characters() {
     let d = tmp();
-    let text = LABELLED.replace("k8s-app: kube-dns", "\"clé\": \"välue\"");
+    let text = LABELLED.replace(
+        "k8s-app: kube-dns",
+        "k8s-app: kube-dns\n          \"clé\": \"välue\"",
+    );
     write(d.path(), "c.yaml", &text);
     let v = json(&fplint(&["check", "--format", "json", "c.yaml"], d.path()));
+    assert_eq!(v["diagnostics"][0]["code"], "FP005");
     assert_eq!(v["diagnostics"][0]["column"], 9);
+    assert_eq!(v["diagnostics"][0]["end_line"], 12);
     assert_eq!(v["diagnostics"][0]["end_column"], 25);
 }
 
@@ -389,7 +394,10 @@ fn sarif_format_and_output_file() {
     write(
         d.path(),
         "c.yaml",
-        &LABELLED.replace("k8s-app: kube-dns", "\"clé\": \"𝒳\""),
+        &LABELLED.replace(
+            "k8s-app: kube-dns",
+            "k8s-app: kube-dns\n          \"clé\": \"𝒳\"",
+        ),
     );
     let o = fplint(
         &[
@@ -414,11 +422,13 @@ fn sarif_format_and_output_file() {
         .map_or(0, Vec::len);
     assert_eq!(rules, fplint_rules::REGISTRY.len());
     let r = &run["results"][0];
-    assert_eq!(r["ruleId"], "FP001");
+    assert_eq!(r["ruleId"], "FP005");
     assert_eq!(r["level"], "error");
     let region = &r["locations"][0]["physicalLocation"]["region"];
     assert_eq!(region["startLine"], 10);
     assert_eq!(region["startColumn"], 9);
+    assert_eq!(region["endLine"], 12);
+    assert_eq!(region["endLine"], 12);
     // `"clé": "𝒳"` is 10 characters but 11 UTF-16 code units.
     assert_eq!(region["endColumn"], 11 + 11);
     assert_eq!(
@@ -488,8 +498,8 @@ fn placement_table() {
     // 0.75 vCPU + 1.25 GiB + 256 MiB overhead is billed as 1 vCPU / 2 GB.
     assert_eq!(rows[0]["billed_vcpu"], 1.0);
     assert_eq!(rows[0]["billed_memory_gb"], 2.0);
-    // The init container (1 vCPU, 8 GiB) outweighs the regular one: 2 vCPU / 9 GB.
+    // The init container (1 vCPU, 7 GiB) outweighs the regular one: 1 vCPU / 8 GB.
     assert_eq!(rows[1]["workload"], "CronJob/nightly-report");
-    assert_eq!(rows[1]["billed_vcpu"], 2.0);
-    assert_eq!(rows[1]["billed_memory_gb"], 9.0);
+    assert_eq!(rows[1]["billed_vcpu"], 1.0);
+    assert_eq!(rows[1]["billed_memory_gb"], 8.0);
 }

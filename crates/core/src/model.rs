@@ -127,6 +127,15 @@ impl Project {
                 .is_some_and(|g| g.reaches(from.node, to.node))
     }
 
+    /// Whether `a` and `b` can never both exist in one deployment.
+    pub fn mutually_exclusive(&self, a: ResourceRef, b: ResourceRef) -> bool {
+        a.graph == b.graph
+            && self
+                .graphs
+                .get(a.graph as usize)
+                .is_some_and(|g| g.exclusive(a.node, b.node))
+    }
+
     /// Add a unit's graph and return its index for [`ResourceRef::graph`].
     pub fn add_graph(&mut self, graph: DependencyGraph) -> u32 {
         self.graphs.push(graph);
@@ -335,6 +344,9 @@ pub struct ResourceRef {
 pub struct DependencyGraph {
     pub nodes: Vec<GraphNode>,
     edges: Vec<Vec<u32>>,
+    /// Pairs of resources that never exist together (mutually exclusive
+    /// CloudFormation conditions), so they cannot race each other.
+    exclusive: Vec<(u32, u32)>,
 }
 
 #[derive(Clone, Debug)]
@@ -365,6 +377,17 @@ impl DependencyGraph {
 
     pub fn direct(&self, from: u32) -> &[u32] {
         self.edges.get(from as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Record that `a` and `b` never exist together.
+    pub fn add_exclusive(&mut self, a: u32, b: u32) {
+        if a != b && !self.exclusive(a, b) {
+            self.exclusive.push((a.min(b), a.max(b)));
+        }
+    }
+
+    pub fn exclusive(&self, a: u32, b: u32) -> bool {
+        self.exclusive.contains(&(a.min(b), a.max(b)))
     }
 
     /// Whether a path of dependencies leads from `from` to `to`.

@@ -1,5 +1,6 @@
 //! fplint's rules: one file per rule under `rules/`, one table in [`registry`].
 
+pub mod common;
 pub mod registry;
 pub mod rules;
 

@@ -62,9 +62,14 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
         Some(n) => located(n, "metadata.name"),
         None => Located::new(Known::Unknown, loc(meta.unwrap_or(doc), "metadata")),
     };
-    let key = match name.known() {
-        Some(n) => n.clone(),
-        None => format!("eksctl:{}", doc.span.start),
+    // An unresolved name keeps its placeholder text as the key, for messages.
+    let key = match (
+        name.known(),
+        meta.and_then(|m| m.get("name")).and_then(Node::as_str),
+    ) {
+        (Some(n), _) => n.clone(),
+        (None, Some(raw)) => raw.to_string(),
+        (None, None) => format!("eksctl:{}", doc.span.start),
     };
     let cluster_loc = match (meta, &name.value) {
         (Some(_), Known::Known(_)) => name.loc.clone(),
@@ -81,6 +86,11 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     }
 
     read_node_groups(doc, &mut cluster);
+    // A config for an unnamed (templated) cluster is often a fragment for
+    // `eksctl create fargateprofile` against a cluster defined elsewhere.
+    if !cluster.name.value.is_known() && matches!(cluster.capacity, Capacity::None) {
+        cluster.capacity = Capacity::Unknown;
+    }
     read_addons(doc, &mut cluster);
 
     let subnets = subnet_visibility(doc);

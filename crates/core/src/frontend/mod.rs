@@ -1,6 +1,7 @@
 //! Format frontends: each reads its files into the cluster model and knows
 //! nothing of rules.
 
+pub mod cloudformation;
 pub mod eksctl;
 pub mod kubernetes;
 pub mod terraform;
@@ -108,8 +109,9 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
             out.formats.push(format);
             match format {
                 Format::Eksctl => eksctl::load(file, doc, &mut out),
+                Format::CloudFormation => cloudformation::load(file, doc, &mut out),
                 Format::Kubernetes => kubernetes::load(file, doc, &mut out),
-                Format::CloudFormation | Format::Terraform => {}
+                Format::Terraform => {}
             }
         }
     }
@@ -144,6 +146,9 @@ fn duplicate_key(key: &str, second: Span, first: Span) -> Diagnostic {
 pub fn recognise(doc: &Node) -> Option<Format> {
     if eksctl::recognise(doc) {
         return Some(Format::Eksctl);
+    }
+    if cloudformation::recognise(doc) {
+        return Some(Format::CloudFormation);
     }
     if kubernetes::recognise(doc) {
         return Some(Format::Kubernetes);

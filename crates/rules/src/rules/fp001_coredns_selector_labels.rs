@@ -5,9 +5,12 @@
 //! when some selector names `kube-system` exactly and has no labels, or (since
 //! eksctl 0.208.0) has the label `eks.amazonaws.com/component: coredns`. A
 //! labelled or wildcard selector for `kube-system` leaves CoreDNS Pending.
+//! Selectors whose labels CoreDNS pods do not carry are left to FP005.
 
+use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, Known, Provisioner, Selector};
+use fplint_core::placement;
 use fplint_core::{Diagnostic, Severity};
 
 pub struct CorednsSelectorLabels;
@@ -22,9 +25,9 @@ enum Reading {
     Patches,
     /// `kube-system` with the CoreDNS component label: patched by eksctl >= 0.208.0.
     PatchesSince0208,
-    /// Selects `kube-system` pods but eksctl does not patch CoreDNS.
+    /// Matches CoreDNS pods but eksctl does not patch CoreDNS.
     Misses,
-    /// Does not select `kube-system`.
+    /// Cannot match CoreDNS pods.
     Other,
 }
 
@@ -35,21 +38,24 @@ fn read(sel: &Selector) -> Known<Reading> {
     let Some(labels) = sel.known_labels() else {
         return Known::Unknown;
     };
-    let reading = if ns == KUBE_SYSTEM {
-        if labels.is_empty() {
-            Reading::Patches
-        } else if labels
+    if ns == KUBE_SYSTEM && labels.is_empty() {
+        return Known::Known(Reading::Patches);
+    }
+    // A selector that cannot match CoreDNS pods at all is FP005's business.
+    let coredns = Some(COREDNS_LABELS);
+    match placement::selector_matches(sel, KUBE_SYSTEM, coredns) {
+        Known::Known(true) => {}
+        Known::Known(false) => return Known::Known(Reading::Other),
+        Known::Unknown => return Known::Unknown,
+    }
+    let reading = if ns == KUBE_SYSTEM
+        && labels
             .iter()
             .any(|&(k, v)| k == COMPONENT_KEY && v == "coredns")
-        {
-            Reading::PatchesSince0208
-        } else {
-            Reading::Misses
-        }
-    } else if fplint_core::glob::matches(ns, KUBE_SYSTEM) {
-        Reading::Misses
+    {
+        Reading::PatchesSince0208
     } else {
-        Reading::Other
+        Reading::Misses
     };
     Known::Known(reading)
 }

@@ -54,7 +54,7 @@ impl Rule for FargateQuotaExceeded {
                             Severity::Error,
                             format!(
                                 "Fargate profile `{}` has {} selectors, more than the quota of {}",
-                                profile.name.known().map_or("?", String::as_str),
+                                profile_name(ctx.project, profile),
                                 selectors.len(),
                                 q.selectors_per_profile
                             ),
@@ -97,4 +97,25 @@ impl Rule for FargateQuotaExceeded {
             }
         }
     }
+}
+
+/// The profile's name, or its resource's logical name when the deployment
+/// engine generates the name (a CloudFormation profile without a name).
+fn profile_name<'a>(
+    project: &'a fplint_core::model::Project,
+    profile: &'a fplint_core::model::FargateProfile,
+) -> &'a str {
+    if let Some(n) = profile.name.known() {
+        return n;
+    }
+    profile
+        .resource
+        .and_then(|r| {
+            project
+                .graphs
+                .get(r.graph as usize)?
+                .nodes
+                .get(r.node as usize)
+        })
+        .map_or("?", |n| n.name.as_str())
 }

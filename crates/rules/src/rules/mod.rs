@@ -1,3 +1,12 @@
 pub mod fp001_coredns_selector_labels;
 pub mod fp002_fargate_toleration_missing;
+pub mod fp003_fargate_profile_parallel_creation;
 pub mod fp004_fargate_quota_exceeded;
+pub mod fp005_coredns_without_capacity;
+pub mod fp010_fargate_profile_overlap;
+pub mod fp011_workload_without_capacity;
+pub mod fp013_karpenter_startup_taint_race;
+pub mod fp014_fargate_unsupported_pod_spec;
+pub mod fp015_fargate_pod_size;
+pub mod fp016_fargate_selector_invalid;
+pub mod fp018_fargate_profile_pin_annotation;

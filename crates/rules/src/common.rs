@@ -1,0 +1,56 @@
+//! Facts several rules share.
+
+use fplint_core::model::{Cluster, Known, Project};
+use fplint_core::placement::{self, Placement};
+use fplint_core::workload::Workload;
+
+/// A cluster that runs only on Fargate: no EC2 capacity is declared and it
+/// has at least one profile (a cluster with neither has its compute elsewhere).
+pub fn fargate_only(cluster: &Cluster) -> bool {
+    cluster.fargate_only() == Known::Known(true) && !cluster.fargate_profiles.is_empty()
+}
+
+/// The workloads that run on `cluster`.
+pub fn workloads_of<'a>(
+    project: &'a Project,
+    cluster: &'a Cluster,
+) -> impl Iterator<Item = &'a Workload> {
+    project
+        .workloads
+        .iter()
+        .filter(move |w| w.cluster_key.as_deref() == Some(cluster.key.as_str()))
+}
+
+/// Where a workload's pods go.
+pub fn place(cluster: &Cluster, w: &Workload) -> Placement {
+    let labels = w.pod.known_labels();
+    placement::place(
+        cluster,
+        w.namespace.known().map(String::as_str),
+        labels.as_deref(),
+    )
+}
+
+/// The profile a workload's pods certainly run on.
+pub fn on_fargate(cluster: &Cluster, w: &Workload) -> Option<usize> {
+    match place(cluster, w).chosen {
+        Known::Known(Some(p)) => Some(p),
+        _ => None,
+    }
+}
+
+pub fn profile_name(cluster: &Cluster, i: usize) -> &str {
+    cluster
+        .fargate_profiles
+        .get(i)
+        .and_then(|p| p.name.known())
+        .map_or("?", String::as_str)
+}
+
+pub fn workload_name(w: &Workload) -> String {
+    format!(
+        "{} `{}`",
+        w.kind.as_str(),
+        w.name.known().map_or("?", String::as_str)
+    )
+}

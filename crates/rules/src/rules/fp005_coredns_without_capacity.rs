@@ -1,0 +1,74 @@
+//! FP005 coredns-without-capacity.
+//!
+//! On a Fargate-only cluster, CoreDNS (namespace `kube-system`, labels
+//! `k8s-app: kube-dns` and `eks.amazonaws.com/component: coredns`) needs a
+//! Fargate selector that matches it; without one, DNS never comes up.
+
+use crate::common::fargate_only;
+use crate::{Context, Rule};
+use fplint_core::model::Known;
+use fplint_core::placement;
+use fplint_core::{Diagnostic, Severity};
+
+pub struct CorednsWithoutCapacity;
+
+/// The namespace and labels of the CoreDNS pods EKS runs.
+pub const COREDNS_LABELS: &[(&str, &str)] = &[
+    ("k8s-app", "kube-dns"),
+    ("eks.amazonaws.com/component", "coredns"),
+];
+
+impl Rule for CorednsWithoutCapacity {
+    fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        for cluster in &ctx.project.clusters {
+            if !fargate_only(cluster) {
+                continue;
+            }
+            let placed = placement::place(cluster, Some("kube-system"), Some(COREDNS_LABELS));
+            if placed.chosen != Known::Known(None) {
+                continue;
+            }
+            // Point at the kube-system selector that misses, if there is one.
+            let near = cluster
+                .fargate_profiles
+                .iter()
+                .flat_map(|p| p.selectors.known().into_iter().flatten())
+                .find(|s| {
+                    s.namespace
+                        .known()
+                        .is_some_and(|n| fplint_core::glob::matches(n, "kube-system"))
+                });
+            let (span, path, label) = match near {
+                Some(s) => (
+                    s.labels_loc.as_ref().unwrap_or(&s.loc).span,
+                    s.labels_loc.as_ref().unwrap_or(&s.loc).path.clone(),
+                    "selects `kube-system`, but its labels are not on CoreDNS pods",
+                ),
+                None => (
+                    cluster.loc.span,
+                    cluster.loc.path.clone(),
+                    "no Fargate selector matches CoreDNS",
+                ),
+            };
+            let mut d = Diagnostic::new(
+                "FP005",
+                Severity::Error,
+                format!(
+                    "no Fargate selector of cluster `{}` matches the CoreDNS pods, and the cluster has no nodes: DNS never comes up",
+                    cluster.display_name()
+                ),
+                span,
+            )
+            .with_label(label)
+            .with_path(path)
+            .with_help("add a selector `namespace: kube-system` without labels (or with labels CoreDNS carries: `k8s-app: kube-dns`)");
+            if near.is_some() {
+                d = d.with_related(
+                    cluster.loc.span,
+                    "cluster defined here, with no node groups",
+                );
+            }
+            out.push(d);
+        }
+    }
+}
