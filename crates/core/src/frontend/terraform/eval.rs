@@ -410,23 +410,56 @@ impl<'a> Env<'a> {
                 let Some(&(rfile, body, repeated)) = self.decls.resources.get(&key) else {
                     return Ok((Value::unknown(span), ops.len()));
                 };
-                let attr = match ops.get(1) {
-                    Some(TraversalOperator::GetAttr(a)) if !repeated => a.as_str(),
-                    _ => return Ok((Value::unknown(span), ops.len())),
-                };
-                let Some(a) = body.get_attribute(attr) else {
+                if repeated {
                     return Ok((Value::unknown(span), ops.len()));
+                }
+                // Down through nested blocks (`metadata[0].name`) to an attribute.
+                let mut body = body;
+                let mut i = 1;
+                let a = loop {
+                    let Some(TraversalOperator::GetAttr(name)) = ops.get(i) else {
+                        return Ok((Value::unknown(span), ops.len()));
+                    };
+                    if let Some(a) = body.get_attribute(name.as_str()) {
+                        break a;
+                    }
+                    let blocks: Vec<&hcl_edit::structure::Block> = body
+                        .iter()
+                        .filter_map(|s| match s {
+                            hcl_edit::structure::Structure::Block(b)
+                                if b.ident.as_str() == name.as_str() =>
+                            {
+                                Some(b)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let n = match ops.get(i + 1) {
+                        Some(TraversalOperator::LegacyIndex(n)) => *n.value() as usize,
+                        Some(TraversalOperator::Index(e)) => {
+                            match self.eval(e, file, scope).ok().as_ref().and_then(as_num) {
+                                Some(n) if n >= 0.0 => n as usize,
+                                _ => return Ok((Value::unknown(span), ops.len())),
+                            }
+                        }
+                        _ => return Ok((Value::unknown(span), ops.len())),
+                    };
+                    let Some(b) = blocks.get(n) else {
+                        return Ok((Value::unknown(span), ops.len()));
+                    };
+                    body = &b.body;
+                    i += 2;
                 };
-                let guard_key = format!("{key}.{attr}");
-                if self.resource_guard.borrow().contains(&guard_key) {
+                let guard_key = key.clone();
+                if self.resource_guard.borrow().contains(&guard_key)
+                    || self.resource_guard.borrow().len() > 32
+                {
                     return Ok((Value::unknown(span), ops.len()));
                 }
                 self.resource_guard.borrow_mut().push(guard_key);
                 let r = self.eval(&a.value, rfile, &Vec::new());
                 self.resource_guard.borrow_mut().pop();
-                let _ = file;
-                let _ = scope;
-                Ok((r.unwrap_or_else(|_| Value::unknown(span)), 2))
+                Ok((r.unwrap_or_else(|_| Value::unknown(span)), i + 1))
             }
         }
     }

@@ -674,3 +674,13 @@ resource "kubernetes_deployment_v1" "app" {{
     assert_eq!(c.requests.cpu, Known::Known(Some(250)));
     assert_eq!(w.pod.known_labels(), Some(vec![("app", "x")]));
 }
+
+#[test]
+fn namespace_from_a_kubernetes_namespace_block() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"kubernetes_namespace_v1\" \"k\" {{\n  metadata {{\n    name = \"karpenter\"\n  }}\n}}\nresource \"helm_release\" \"k\" {{\n  chart     = \"karpenter\"\n  namespace = kubernetes_namespace_v1.k.metadata[0].name\n}}\n"
+    );
+    let (out, _, _) = load(&[("main.tf", &tf)]);
+    let r = &out.clusters[0].helm_releases[0];
+    assert_eq!(r.namespace.known().map(String::as_str), Some("karpenter"));
+}
