@@ -159,7 +159,7 @@ pub fn read(
             let cname = located_str(nv.as_ref(), bspan, &format!("{module_path}.{name_attr}"));
             let key = match cname.known() {
                 Some(n) => n.clone(),
-                None => format!("terraform:{addr}"),
+                None => format!("terraform:{}:{addr}", b.tag),
             };
             let cloc = Loc::new(
                 body.get_attribute(name_attr)

@@ -84,7 +84,10 @@ fn load_module_here(
     let parsed = parse_files(&files, &mut diags);
     let tfvars = read_tfvars(dir, sources, limits);
     let module = ModuleSrc { dir, files: parsed };
-    let mut b = Builder::default();
+    let mut b = Builder {
+        tag: crate::sources::display_path(dir),
+        ..Builder::default()
+    };
     b.load(&module, sources, limits, Inputs::Root(tfvars), "", 0);
     b.finish(&mut out);
     out.diagnostics.extend(diags);
@@ -439,6 +442,9 @@ pub(crate) struct Builder {
     pub modules_loaded: usize,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// The module folder as shown to the user: keys of clusters whose name
+    /// is unknown include it, so that clusters of different folders stay apart.
+    pub tag: String,
 }
 
 impl Builder {
@@ -716,7 +722,7 @@ impl Builder {
                     .and_then(|e| e.span())
                     .and_then(|r| file_text.get(r))
                     .unwrap_or("?");
-                format!("terraform:{prefix}{written}")
+                format!("terraform:{}:{prefix}{written}", self.tag)
             }
         };
         if let Some(i) = self.clusters.iter().position(|c| c.key == key) {

@@ -45,7 +45,7 @@ pub fn read(
                 let cname = located_str(nv.as_ref(), bspan, &format!("{path}.name"));
                 let key = match cname.known() {
                     Some(n) => n.clone(),
-                    None => format!("terraform:{path}"),
+                    None => format!("terraform:{}:{path}", b.tag),
                 };
                 let mut c = Cluster::new(
                     cname,
