@@ -777,6 +777,14 @@ impl Builder {
         if self.clusters.len() == 1 {
             if let Some(c) = self.clusters.first_mut() {
                 c.helm_releases.append(&mut self.releases);
+                // The Karpenter chart's version is the Karpenter version (FP013).
+                if c.karpenter_version.is_none() {
+                    c.karpenter_version = c
+                        .helm_releases
+                        .iter()
+                        .filter(|r| r.chart_name() == Some("karpenter"))
+                        .find_map(|r| r.version.clone());
+                }
                 for w in &mut self.workloads {
                     w.cluster_key = Some(c.key.clone());
                 }
