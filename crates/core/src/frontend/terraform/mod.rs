@@ -493,7 +493,12 @@ impl Builder {
             env.files.borrow_mut().insert(pf.file.id, pf.file.clone());
         }
         let mut vars = HashMap::new();
-        for (name, (file, default)) in &decls.variables {
+        let mut names: Vec<&String> = decls.variables.keys().collect();
+        names.sort();
+        for name in names {
+            let Some((file, default)) = decls.variables.get(name) else {
+                continue;
+            };
             if let Some(d) = default {
                 let val = env
                     .eval(d, *file, &Vec::new())

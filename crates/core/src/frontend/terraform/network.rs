@@ -102,10 +102,17 @@ fn subnet_resource(env: &Env<'_>, name: &str) -> Option<(SubnetVisibility, Optio
         }
     }
     let mut associated = false;
-    for (key, &(_, assoc, _)) in &env.decls.resources {
-        if !key.starts_with("aws_route_table_association.") {
+    let mut keys: Vec<&String> = env
+        .decls
+        .resources
+        .keys()
+        .filter(|k| k.starts_with("aws_route_table_association."))
+        .collect();
+    keys.sort();
+    for key in keys {
+        let Some(&(_, assoc, _)) = env.decls.resources.get(key) else {
             continue;
-        }
+        };
         let subnet = assoc
             .get_attribute("subnet_id")
             .map(|a| refs_of_expr(&a.value));
