@@ -167,6 +167,8 @@ pub struct Cluster {
     pub karpenter_version: Option<Located<String>>,
     /// Helm releases declared next to the cluster that install into it.
     pub helm_releases: Vec<HelmRelease>,
+    /// Pod execution roles defined in the linted code, with the profiles using them.
+    pub execution_roles: Vec<ExecutionRole>,
 }
 
 impl Cluster {
@@ -186,6 +188,7 @@ impl Cluster {
             profiles_incomplete: false,
             karpenter_version: None,
             helm_releases: Vec::new(),
+            execution_roles: Vec::new(),
         }
     }
 
@@ -202,6 +205,24 @@ impl Cluster {
     pub fn display_name(&self) -> &str {
         self.name.known().map_or(self.key.as_str(), String::as_str)
     }
+}
+
+/// An IAM role defined in the linted code and used as a pod execution role.
+#[derive(Clone, Debug)]
+pub struct ExecutionRole {
+    /// Indices into [`Cluster::fargate_profiles`] of the profiles that use it.
+    pub profiles: Vec<usize>,
+    /// The role as a whole (its resource header).
+    pub loc: Loc,
+    pub name: Option<Located<String>>,
+    /// The IAM path; `/` when not written.
+    pub path: Located<String>,
+    /// Managed policy ARNs attached to the role; unknown when an attachment
+    /// cannot be resolved.
+    pub policies: Known<Vec<Located<String>>>,
+    /// Service principals its trust policy allows (`eks-fargate-pods.amazonaws.com`);
+    /// unknown when the policy cannot be read.
+    pub trusted_services: Known<Vec<Located<String>>>,
 }
 
 /// A Helm chart installed by the IaC (Terraform `helm_release`).

@@ -44,6 +44,8 @@ pub struct Decls<'a> {
     pub locals: HashMap<String, (FileId, &'a Expression)>,
     /// `type.name` → the resource's body (for attributes written in code).
     pub resources: HashMap<String, (FileId, &'a hcl_edit::structure::Body, bool)>,
+    /// `type.name` → the resource's header (`resource "type" "name"`).
+    pub headers: HashMap<String, Span>,
 }
 
 enum LocalState {

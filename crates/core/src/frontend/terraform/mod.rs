@@ -9,6 +9,7 @@ mod eval;
 mod functions;
 mod graph;
 mod helm;
+mod iam;
 mod manifests;
 mod network;
 mod resources;
@@ -482,6 +483,14 @@ impl Builder {
                         decls
                             .resources
                             .insert(format!("{t}.{n}"), (id, &b.body, repeated));
+                        if let Some(r) = b.span() {
+                            let text = &pf.file.text[pf.file.clamp(r.start)..pf.file.clamp(r.end)];
+                            let end = text.find('{').unwrap_or(text.len());
+                            decls.headers.insert(
+                                format!("{t}.{n}"),
+                                Span::new(id, r.start, r.start + text[..end].trim_end().len()),
+                            );
+                        }
                     }
                     _ => {}
                 }

@@ -108,6 +108,7 @@ pub fn read(
                     .map(|r| {
                         located_str(Some(&r), bspan, &format!("{path}.pod_execution_role_arn"))
                     });
+                let pi = b.clusters[ci].fargate_profiles.len();
                 b.clusters[ci].fargate_profiles.push(FargateProfile {
                     name: located_str(
                         pname.as_ref(),
@@ -122,6 +123,10 @@ pub fn read(
                     resource,
                     created_concurrently: awscc,
                 });
+                let arn = body
+                    .get_attribute("pod_execution_role_arn")
+                    .map(|a| &a.value);
+                super::iam::link(b, ctx.env, ci, pi, arn, prefix);
             }
         }
         "aws_eks_node_group" => {

@@ -684,3 +684,54 @@ fn namespace_from_a_kubernetes_namespace_block() {
     let r = &out.clusters[0].helm_releases[0];
     assert_eq!(r.namespace.known().map(String::as_str), Some("karpenter"));
 }
+
+#[test]
+fn pod_execution_role_policies_and_trust() {
+    let tf = r#"
+resource "aws_eks_cluster" "c" { name = "c" }
+resource "aws_iam_role" "fargate" {
+  name = "fargate-pods"
+  path = "/eks/"
+  assume_role_policy = jsonencode({
+    Statement = [{
+      Action    = "sts:AssumeRole"
+      Effect    = "Allow"
+      Principal = { Service = "eks-fargate-pods.amazonaws.com" }
+    }]
+    Version = "2012-10-17"
+  })
+}
+resource "aws_iam_role_policy_attachment" "fargate" {
+  role       = aws_iam_role.fargate.name
+  policy_arn = "arn:aws:iam::aws:policy/AmazonEKSFargatePodExecutionRolePolicy"
+}
+resource "aws_eks_fargate_profile" "a" {
+  cluster_name           = aws_eks_cluster.c.name
+  pod_execution_role_arn = aws_iam_role.fargate.arn
+  selector { namespace = "a" }
+}
+resource "aws_eks_fargate_profile" "b" {
+  cluster_name           = aws_eks_cluster.c.name
+  pod_execution_role_arn = aws_iam_role.fargate.arn
+  selector { namespace = "b" }
+}
+"#;
+    let (out, sources, _) = load(&[("main.tf", tf)]);
+    let roles = &out.clusters[0].execution_roles;
+    assert_eq!(roles.len(), 1);
+    let r = &roles[0];
+    assert_eq!(r.profiles, vec![0, 1]);
+    assert_eq!(r.path.known().map(String::as_str), Some("/eks/"));
+    let p = r.policies.known().unwrap();
+    assert!(p[0]
+        .known()
+        .unwrap()
+        .ends_with("AmazonEKSFargatePodExecutionRolePolicy"));
+    let t = r.trusted_services.known().unwrap();
+    assert_eq!(
+        t[0].known().map(String::as_str),
+        Some("eks-fargate-pods.amazonaws.com")
+    );
+    let f = sources.get(r.loc.span.file).unwrap();
+    assert_eq!(f.slice(r.loc.span), "resource \"aws_iam_role\" \"fargate\"");
+}
