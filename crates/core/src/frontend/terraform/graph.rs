@@ -260,6 +260,35 @@ impl GraphBuilder {
         self.node(&addr)
     }
 
+    /// What a local module block depends on (its inputs and its own
+    /// `depends_on`), everything inside it depends on: a release in a module
+    /// called with `depends_on = [module.eks]` waits for the profiles.
+    pub fn inherit(&mut self, module_addr: &str, child_prefix: &str) {
+        let Some(m) = self.node(module_addr) else {
+            return;
+        };
+        let inner: Vec<u32> = self
+            .nodes
+            .iter()
+            .filter(|(k, _)| k.starts_with(child_prefix))
+            .map(|(_, &n)| n)
+            .collect();
+        let outer: Vec<u32> = self
+            .graph
+            .direct(m)
+            .iter()
+            .copied()
+            .filter(|t| !inner.contains(t))
+            .collect();
+        for &n in &inner {
+            for &t in &outer {
+                if n != t {
+                    self.graph.add_edge(n, t);
+                }
+            }
+        }
+    }
+
     /// `depends_on = [module.x]` orders after everything inside a local module.
     pub fn link_module(&mut self, module_addr: &str, child_prefix: &str) {
         let Some(m) = self.node(module_addr) else {

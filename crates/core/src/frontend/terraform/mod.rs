@@ -676,8 +676,9 @@ impl Builder {
                 &child_prefix,
                 depth + 1,
             );
-            self.graph
-                .link_module(&format!("{prefix}module.{name}"), &child_prefix);
+            let module_addr = format!("{prefix}module.{name}");
+            self.graph.inherit(&module_addr, &child_prefix);
+            self.graph.link_module(&module_addr, &child_prefix);
         }
     }
 

@@ -735,3 +735,21 @@ resource "aws_eks_fargate_profile" "b" {
     let f = sources.get(r.loc.span.file).unwrap();
     assert_eq!(f.slice(r.loc.span), "resource \"aws_iam_role\" \"fargate\"");
 }
+
+#[test]
+fn releases_in_a_local_module_inherit_its_depends_on() {
+    let root = format!(
+        "{CLUSTER}\nmodule \"addons\" {{\n  source = \"./addons\"\n  cluster = module.eks.cluster_name\n  depends_on = [module.eks]\n}}\nmodule \"early\" {{\n  source = \"./addons\"\n  cluster = module.eks.cluster_name\n}}\n"
+    );
+    let child = "variable \"cluster\" {}\nresource \"helm_release\" \"k\" {\n  chart = \"karpenter\"\n  namespace = \"karpenter\"\n}\n";
+    let (out, _, _) = load(&[("main.tf", &root), ("addons/main.tf", child)]);
+    let g = crate::model::Project {
+        graphs: vec![out.graph.clone().unwrap()],
+        ..Default::default()
+    };
+    let c = &out.clusters[0];
+    let p = c.fargate_profiles[0].resource.unwrap();
+    assert_eq!(c.helm_releases.len(), 2);
+    assert!(g.depends_on(c.helm_releases[0].resource.unwrap(), p));
+    assert!(!g.depends_on(c.helm_releases[1].resource.unwrap(), p));
+}
