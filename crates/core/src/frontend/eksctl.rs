@@ -63,7 +63,10 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
         None => Located::new(Known::Unknown, loc(meta.unwrap_or(doc), "metadata")),
     };
     // An unresolved name keeps its placeholder text as the key, for messages.
-    let key = match (name.known(), meta.and_then(|m| m.get("name")).and_then(Node::as_str)) {
+    let key = match (
+        name.known(),
+        meta.and_then(|m| m.get("name")).and_then(Node::as_str),
+    ) {
         (Some(n), _) => n.clone(),
         (None, Some(raw)) => raw.to_string(),
         (None, None) => format!("eksctl:{}", doc.span.start),
