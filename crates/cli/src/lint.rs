@@ -102,6 +102,8 @@ pub struct Loaded {
     pub sources: Arc<Sources>,
     /// Parse errors and other frontend findings.
     pub diagnostics: Vec<Diagnostic>,
+    /// Suppressions written in the data (CloudFormation `Metadata`).
+    pub suppressions: Vec<frontend::Suppression>,
     pub files_scanned: usize,
     pub errors: Vec<String>,
     pub base: Option<PathBuf>,
@@ -170,7 +172,9 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
 
     let mut project = Project::default();
     let mut diagnostics = Vec::new();
-    for (_, unit) in units {
+    let mut suppressions = Vec::new();
+    for (_, mut unit) in units {
+        suppressions.append(&mut unit.suppressions);
         diagnostics.extend(frontend::absorb(&mut project, unit));
     }
     apply_cluster_overrides(&mut project, cfg);
@@ -179,6 +183,7 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         project,
         sources,
         diagnostics,
+        suppressions,
         files_scanned: walked.files.len(),
         errors: walked.errors,
         base,
@@ -190,6 +195,7 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
         project,
         sources,
         mut diagnostics,
+        suppressions,
         files_scanned,
         errors,
         base,
@@ -217,7 +223,7 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
 
     let per_file = PerFile::new(cfg, &base);
     diagnostics.retain(|d| selection.enabled(d.code));
-    let unused = crate::suppress::apply(&mut diagnostics, &sources, &|c| {
+    let unused = crate::suppress::apply(&mut diagnostics, &sources, &suppressions, &|c| {
         REGISTRY
             .iter()
             .any(|r| r.code.starts_with(c) && selection.enabled(r.code))

@@ -1,6 +1,8 @@
 //! Inline suppressions: `# fplint: ignore[FP001]` (or `//` in HCL) on the
 //! finding's line or the line above, and `# fplint: ignore-file[FP003]`
-//! anywhere in the file. A suppression that suppresses nothing is reported.
+//! anywhere in the file; CloudFormation `Metadata: {fplint: {ignore: [...]}}`
+//! on a resource or the template. A suppression that suppresses nothing is
+//! reported.
 
 use fplint_core::sources::Sources;
 use fplint_core::{Diagnostic, FileId, Severity, SourceFile, Span};
@@ -8,10 +10,18 @@ use fplint_core::{Diagnostic, FileId, Severity, SourceFile, Span};
 pub const UNUSED: &str = "FP100";
 
 #[derive(Debug)]
+enum Scope {
+    /// A comment on this zero-based line: it covers its line and the next.
+    Line(usize),
+    File,
+    /// A CloudFormation resource.
+    Span(Span),
+}
+
+#[derive(Debug)]
 struct Directive {
     file: FileId,
-    /// Zero-based line of the comment; `None` for `ignore-file`.
-    line: Option<usize>,
+    scope: Scope,
     codes: Vec<(String, Span)>,
     used: Vec<bool>,
 }
@@ -66,7 +76,11 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
         }
         out.push(Directive {
             file: file.id,
-            line: (!file_wide).then_some(line_no),
+            scope: if file_wide {
+                Scope::File
+            } else {
+                Scope::Line(line_no)
+            },
             used: vec![false; codes.len()],
             codes,
         });
@@ -79,9 +93,16 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
 pub fn apply(
     diagnostics: &mut Vec<Diagnostic>,
     sources: &Sources,
+    in_data: &[fplint_core::frontend::Suppression],
     enabled: &dyn Fn(&str) -> bool,
 ) -> Vec<Diagnostic> {
     let mut directives: Vec<Directive> = sources.all().iter().flat_map(|f| scan(f)).collect();
+    directives.extend(in_data.iter().map(|s| Directive {
+        file: s.file,
+        scope: s.scope.map_or(Scope::File, Scope::Span),
+        used: vec![false; s.codes.len()],
+        codes: s.codes.clone(),
+    }));
     if directives.is_empty() {
         return Vec::new();
     }
@@ -92,9 +113,10 @@ pub fn apply(
         let line = file.lines().line_of(d.span.start as usize);
         let mut suppressed = false;
         for dir in directives.iter_mut().filter(|x| x.file == d.span.file) {
-            let applies = match dir.line {
-                None => true,
-                Some(l) => l == line || l + 1 == line,
+            let applies = match dir.scope {
+                Scope::File => true,
+                Scope::Line(l) => l == line || l + 1 == line,
+                Scope::Span(s) => s.start <= d.span.start && d.span.start < s.end.max(s.start + 1),
             };
             if !applies {
                 continue;

@@ -1,6 +1,6 @@
 //! Facts several rules share.
 
-use fplint_core::model::{Cluster, Known, Project};
+use fplint_core::model::{Cluster, FargateProfile, Known, Project};
 use fplint_core::placement::{self, Placement};
 use fplint_core::workload::Workload;
 
@@ -39,12 +39,34 @@ pub fn on_fargate(cluster: &Cluster, w: &Workload) -> Option<usize> {
     }
 }
 
-pub fn profile_name(cluster: &Cluster, i: usize) -> &str {
+/// The profile's name, or its resource's logical name when the deployment
+/// engine generates the name (a CloudFormation profile without a name).
+pub fn profile_label<'a>(project: &'a Project, profile: &'a FargateProfile) -> &'a str {
+    if let Some(n) = profile.name.known() {
+        return n;
+    }
+    profile
+        .resource
+        .and_then(|r| {
+            project
+                .graphs
+                .get(r.graph as usize)?
+                .nodes
+                .get(r.node as usize)
+        })
+        .map_or("?", |n| n.name.as_str())
+}
+
+pub fn profile_name<'a>(project: &'a Project, cluster: &'a Cluster, i: usize) -> &'a str {
     cluster
         .fargate_profiles
         .get(i)
-        .and_then(|p| p.name.known())
-        .map_or("?", String::as_str)
+        .map_or("?", |p| profile_label(project, p))
+}
+
+/// Two profiles that cannot both exist (resources under exclusive conditions).
+pub fn exclusive(project: &Project, a: &FargateProfile, b: &FargateProfile) -> bool {
+    matches!((a.resource, b.resource), (Some(x), Some(y)) if project.mutually_exclusive(x, y))
 }
 
 pub fn workload_name(w: &Workload) -> String {

@@ -42,6 +42,16 @@ pub struct UnitOutput {
     pub formats: Vec<Format>,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// Suppressions declared in the data itself (CloudFormation `Metadata`).
+    pub suppressions: Vec<Suppression>,
+}
+
+/// Codes silenced for a part of a file (`scope`) or all of it (`None`).
+#[derive(Debug, Clone)]
+pub struct Suppression {
+    pub file: crate::source::FileId,
+    pub scope: Option<Span>,
+    pub codes: Vec<(String, Span)>,
 }
 
 /// Move a unit into the project, renumbering its graph references.
@@ -80,7 +90,8 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
 pub fn looks_recognised(text: &str) -> bool {
     let head = &text[..text.len().min(64 * 1024)];
     // Helm chart templates and Jinja files are not valid until rendered.
-    if head.contains("{{") || head.contains("{%") {
+    // (CloudFormation's own `{{resolve:...}}` references are not templating.)
+    if head.replace("{{resolve:", "").contains("{{") || head.contains("{%") {
         return false;
     }
     head.contains("eksctl.io/v1alpha5")
@@ -109,7 +120,17 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
             out.formats.push(format);
             match format {
                 Format::Eksctl => eksctl::load(file, doc, &mut out),
-                Format::CloudFormation => cloudformation::load(file, doc, &mut out),
+                Format::CloudFormation => {
+                    cloudformation::load(file, doc, &mut out);
+                    out.suppressions
+                        .extend(cloudformation::metadata_ignores(doc).into_iter().map(|m| {
+                            Suppression {
+                                file: file.id,
+                                scope: m.scope,
+                                codes: m.codes,
+                            }
+                        }));
+                }
                 Format::Kubernetes => kubernetes::load(file, doc, &mut out),
                 Format::Terraform => {}
             }
@@ -127,7 +148,8 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
         }
     }
     if recognised {
-        for d in parsed.duplicates {
+        // The same value written twice is untidy but unambiguous.
+        for d in parsed.duplicates.into_iter().filter(|d| !d.same_value) {
             out.diagnostics
                 .push(duplicate_key(&d.key, d.second, d.first));
         }

@@ -46,6 +46,8 @@ pub struct DuplicateKey {
     pub key: String,
     pub first: Span,
     pub second: Span,
+    /// Both entries hold the same value, so no reader can disagree on it.
+    pub same_value: bool,
 }
 
 /// A parse failure with the place it was found.
@@ -190,23 +192,45 @@ pub(crate) fn find_duplicates(entries: &[Entry], out: &mut Vec<DuplicateKey>) {
                     key: k.to_string(),
                     first: first.key.span,
                     second: e.key.span,
+                    same_value: same_content(&first.value, &e.value),
                 });
             }
         }
         return;
     }
-    let mut seen: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<&str, &Entry> = std::collections::HashMap::new();
     for e in entries {
         let Some(k) = e.key.scalar() else { continue };
         match seen.get(k) {
             Some(first) => out.push(DuplicateKey {
                 key: k.to_string(),
-                first: *first,
+                first: first.key.span,
                 second: e.key.span,
+                same_value: same_content(&first.value, &e.value),
             }),
             None => {
-                seen.insert(k, e.key.span);
+                seen.insert(k, e);
             }
         }
+    }
+}
+
+/// Structural equality that ignores where the nodes were written.
+pub fn same_content(a: &Node, b: &Node) -> bool {
+    if a.tag != b.tag {
+        return false;
+    }
+    match (&a.kind, &b.kind) {
+        (NodeKind::Scalar(x, sx), NodeKind::Scalar(y, sy)) => x == y && sx == sy,
+        (NodeKind::Seq(x), NodeKind::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_content(p, q))
+        }
+        (NodeKind::Map(x), NodeKind::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| same_content(&p.key, &q.key) && same_content(&p.value, &q.value))
+        }
+        _ => false,
     }
 }

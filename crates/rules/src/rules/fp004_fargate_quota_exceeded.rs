@@ -5,6 +5,7 @@
 //! The quotas are adjustable, so `[quotas]` in fplint.toml raises them.
 //! Profiles made by `for_each`/`count` over known values count one each.
 
+use crate::common::profile_label;
 use crate::{Context, Rule};
 use fplint_core::{Diagnostic, Severity};
 
@@ -54,7 +55,7 @@ impl Rule for FargateQuotaExceeded {
                             Severity::Error,
                             format!(
                                 "Fargate profile `{}` has {} selectors, more than the quota of {}",
-                                profile_name(ctx.project, profile),
+                                profile_label(ctx.project, profile),
                                 selectors.len(),
                                 q.selectors_per_profile
                             ),
@@ -97,25 +98,4 @@ impl Rule for FargateQuotaExceeded {
             }
         }
     }
-}
-
-/// The profile's name, or its resource's logical name when the deployment
-/// engine generates the name (a CloudFormation profile without a name).
-fn profile_name<'a>(
-    project: &'a fplint_core::model::Project,
-    profile: &'a fplint_core::model::FargateProfile,
-) -> &'a str {
-    if let Some(n) = profile.name.known() {
-        return n;
-    }
-    profile
-        .resource
-        .and_then(|r| {
-            project
-                .graphs
-                .get(r.graph as usize)?
-                .nodes
-                .get(r.node as usize)
-        })
-        .map_or("?", |n| n.name.as_str())
 }

@@ -6,6 +6,7 @@
 //! `eks.amazonaws.com/fargate-profile: NAME`. Overlaps usually mean a
 //! profile's subnets or pod execution role are never used for those pods.
 
+use crate::common::{exclusive, profile_label};
 use crate::{Context, Rule};
 use fplint_core::model::Known;
 use fplint_core::placement::selectors_overlap;
@@ -25,6 +26,9 @@ impl Rule for FargateProfileOverlap {
                     let Some(earlier_sels) = earlier.selectors.known() else {
                         continue;
                     };
+                    if exclusive(ctx.project, earlier, later) {
+                        continue;
+                    }
                     for b in later_sels {
                         for a in earlier_sels {
                             if selectors_overlap(a, b) != Known::Known(true) {
@@ -41,8 +45,8 @@ impl Rule for FargateProfileOverlap {
                                     Severity::Warning,
                                     format!(
                                         "profiles `{}` and `{}` can both match the same pods; Fargate uses {winner} for them",
-                                        na.map_or("?", String::as_str),
-                                        nb.map_or("?", String::as_str),
+                                        profile_label(ctx.project, earlier),
+                                        profile_label(ctx.project, later),
                                     ),
                                     b.loc.span,
                                 )

@@ -32,7 +32,7 @@ impl Rule for FargateUnsupportedPodSpec {
                 let Some(p) = on_fargate(cluster, w) else {
                     continue;
                 };
-                let profile = profile_name(cluster, p);
+                let profile = profile_name(ctx.project, cluster, p);
                 let name = workload_name(w);
                 if w.kind == WorkloadKind::DaemonSet {
                     out.push(finding("DaemonSets", &w.loc, &name, profile, MOVE));

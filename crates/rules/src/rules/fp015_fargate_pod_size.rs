@@ -52,7 +52,7 @@ impl Rule for FargatePodSize {
                     .or_else(|| first.map(|c| c.loc.clone()))
                     .unwrap_or_else(|| w.pod.loc.clone());
                 let name = workload_name(w);
-                let profile = profile_name(cluster, p);
+                let profile = profile_name(ctx.project, cluster, p);
                 let req_mib = req.memory.div_ceil(1024 * 1024);
                 let d = match billed_size(req.cpu_m, req.memory) {
                     None => Diagnostic::new(

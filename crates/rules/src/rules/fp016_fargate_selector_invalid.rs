@@ -5,6 +5,7 @@
 //! allowing the `*` and `?` wildcards, two profiles with one name in a
 //! cluster, and (eksctl) a profile name starting with `eks-`.
 
+use crate::common::{exclusive, profile_label};
 use crate::{Context, Rule};
 use fplint_core::model::{Loc, Provisioner};
 use fplint_core::{Diagnostic, Severity};
@@ -67,11 +68,11 @@ impl Rule for FargateSelectorInvalid {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for cluster in &ctx.project.clusters {
             for (i, profile) in cluster.fargate_profiles.iter().enumerate() {
-                let name = profile.name.known().map_or("?", String::as_str);
+                let name = profile_label(ctx.project, profile);
                 if let Some(n) = profile.name.known() {
                     if let Some(first) = cluster.fargate_profiles[..i]
                         .iter()
-                        .find(|p| p.name.known() == Some(n))
+                        .find(|p| p.name.known() == Some(n) && !exclusive(ctx.project, p, profile))
                     {
                         out.push(
                             Diagnostic::new(
