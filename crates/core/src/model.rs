@@ -250,7 +250,16 @@ impl HelmRelease {
     pub fn chart_name(&self) -> Option<&str> {
         let c = self.chart.known()?;
         let last = c.rsplit('/').next().unwrap_or(c);
-        Some(last.split(':').next().unwrap_or(last))
+        let last = last.split(':').next().unwrap_or(last);
+        // A packaged chart: `keda-2.14.0.tgz`.
+        match last.strip_suffix(".tgz") {
+            Some(pkg) => Some(
+                pkg.rsplit_once('-')
+                    .filter(|(_, v)| v.starts_with(|c: char| c.is_ascii_digit()))
+                    .map_or(pkg, |(n, _)| n),
+            ),
+            None => Some(last),
+        }
     }
 }
 
@@ -438,6 +447,32 @@ impl DependencyGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chart_names() {
+        let rel = |c: &str| HelmRelease {
+            name: Located::default(),
+            chart: Located::new(Known::Known(c.to_string()), Loc::default()),
+            repository: None,
+            version: None,
+            namespace: Located::default(),
+            values: Known::Unknown,
+            value_sources: Vec::new(),
+            resource: None,
+            loc: Loc::default(),
+        };
+        assert_eq!(rel("karpenter").chart_name(), Some("karpenter"));
+        assert_eq!(
+            rel("oci://public.ecr.aws/karpenter/karpenter").chart_name(),
+            Some("karpenter")
+        );
+        assert_eq!(rel("kedacore/keda").chart_name(), Some("keda"));
+        assert_eq!(
+            rel("https://x/charts/keda-2.14.0.tgz").chart_name(),
+            Some("keda")
+        );
+        assert_eq!(rel("./charts/my-app").chart_name(), Some("my-app"));
+    }
 
     #[test]
     fn reachability_is_transitive_and_directed() {
