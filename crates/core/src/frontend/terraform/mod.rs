@@ -167,9 +167,13 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or(s)
 }
 
-/// `terraform.tfvars` then `*.auto.tfvars` in name order, as Terraform reads them.
+/// `terraform.tfvars(.json)` then `*.auto.tfvars(.json)` in name order, as
+/// Terraform reads them; later files win.
 fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String, Value> {
-    let mut names = vec!["terraform.tfvars".to_string()];
+    let mut names = vec![
+        "terraform.tfvars".to_string(),
+        "terraform.tfvars.json".to_string(),
+    ];
     if let Ok(rd) = std::fs::read_dir(if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -178,7 +182,7 @@ fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String,
         let mut auto: Vec<String> = rd
             .filter_map(Result::ok)
             .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .filter(|n| n.ends_with(".auto.tfvars"))
+            .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
             .collect();
         auto.sort();
         names.extend(auto);
@@ -189,6 +193,17 @@ fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String,
         let Ok(f) = sources.load(&dir.join(&n)) else {
             continue;
         };
+        if n.ends_with(".json") {
+            let parsed = crate::tree::json::parse(&f.text, f.id, limits);
+            if let Some(doc) = parsed.documents.first().filter(|_| parsed.error.is_none()) {
+                if let ValueKind::Map(entries) = Value::from_node(doc).kind {
+                    for (k, v) in entries {
+                        vars.insert(k.name, v);
+                    }
+                }
+            }
+            continue;
+        }
         let Ok(body) = hcl_edit::parser::parse_body(&f.text) else {
             continue;
         };

@@ -753,3 +753,19 @@ fn releases_in_a_local_module_inherit_its_depends_on() {
     assert!(g.depends_on(c.helm_releases[0].resource.unwrap(), p));
     assert!(!g.depends_on(c.helm_releases[1].resource.unwrap(), p));
 }
+
+#[test]
+fn json_tfvars_are_read_after_hcl_ones() {
+    let tf = "variable \"ns\" { default = \"a\" }\nresource \"aws_eks_cluster\" \"c\" { name = \"c\" }\nresource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = aws_eks_cluster.c.name\n  selector { namespace = var.ns }\n}\n";
+    let (out, _, _) = load(&[
+        ("main.tf", tf),
+        ("terraform.tfvars", "ns = \"b\"\n"),
+        ("z.auto.tfvars.json", "{\"ns\": \"c\"}\n"),
+    ]);
+    let s = out.clusters[0].fargate_profiles[0]
+        .selectors
+        .known()
+        .unwrap()
+        .clone();
+    assert_eq!(s[0].namespace.known().map(String::as_str), Some("c"));
+}
