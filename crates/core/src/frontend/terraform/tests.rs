@@ -769,3 +769,32 @@ fn json_tfvars_are_read_after_hcl_ones() {
         .clone();
     assert_eq!(s[0].namespace.known().map(String::as_str), Some("c"));
 }
+
+#[test]
+fn eks_module_inputs_across_versions() {
+    // v17: cluster_name, fargate_profiles with selectors, node_groups.
+    let v17 = "module \"eks\" {\n  source = \"terraform-aws-modules/eks/aws\"\n  version = \"17.24.0\"\n  cluster_name = \"old\"\n  node_groups = {}\n  fargate_profiles = {\n    default = {\n      name = \"default\"\n      selectors = [{ namespace = \"kube-system\", labels = { k8s-app = \"kube-dns\" } }]\n      subnets = [\"subnet-1\"]\n    }\n  }\n}\n";
+    let (out, _, _) = load(&[("main.tf", v17)]);
+    let c = &out.clusters[0];
+    assert_eq!(c.name.known().map(String::as_str), Some("old"));
+    assert_eq!(c.capacity, Capacity::None);
+    let sel = &c.fargate_profiles[0].selectors.known().unwrap()[0];
+    assert_eq!(sel.known_labels(), Some(vec![("k8s-app", "kube-dns")]));
+    assert_eq!(c.fargate_profiles[0].subnets.known().map(Vec::len), Some(1));
+    // v21: name, addons with before_compute, fargate-profile sub-module.
+    let v21 = "module \"eks\" {\n  source = \"terraform-aws-modules/eks/aws\"\n  version = \"~> 21.0\"\n  name = \"new\"\n  addons = {\n    coredns = {\n      before_compute = true\n      configuration_values = jsonencode({ computeType = \"fargate\" })\n    }\n  }\n}\nmodule \"fp\" {\n  source = \"terraform-aws-modules/eks/aws//modules/fargate-profile\"\n  name = \"separate\"\n  cluster_name = module.eks.cluster_name\n  selectors = [{ namespace = \"kube-system\" }]\n}\nmodule \"off\" {\n  source = \"terraform-aws-modules/eks/aws//modules/fargate-profile\"\n  create = false\n  cluster_name = module.eks.cluster_name\n}\n";
+    let (out, sources, _) = load(&[("main.tf", v21)]);
+    let c = &out.clusters[0];
+    assert_eq!(out.clusters.len(), 1);
+    assert_eq!(c.name.known().map(String::as_str), Some("new"));
+    assert_eq!(c.fargate_profiles.len(), 1);
+    assert_eq!(
+        c.fargate_profiles[0].name.known().map(String::as_str),
+        Some("separate")
+    );
+    let a = &c.addons[0];
+    assert!(a.before_compute);
+    let cfg = a.configuration.as_ref().unwrap().known().unwrap();
+    let ct = cfg.get("computeType").unwrap();
+    assert_eq!(slice(&sources, ct), "\"fargate\"");
+}
