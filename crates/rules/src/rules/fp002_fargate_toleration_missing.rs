@@ -308,3 +308,93 @@ fn tolerates(t: &Value) -> Known<bool> {
         };
     Known::Known(ok)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fplint_core::value::MapKey;
+
+    fn s(t: &str) -> Value {
+        Value::new(ValueKind::String(t.into()), None)
+    }
+
+    fn map(entries: &[(&str, Value)]) -> Value {
+        Value::new(
+            ValueKind::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            MapKey {
+                                name: k.to_string(),
+                                span: None,
+                            },
+                            v.clone(),
+                        )
+                    })
+                    .collect(),
+            ),
+            None,
+        )
+    }
+
+    #[test]
+    fn toleration_forms() {
+        let key = ("key", s(TAINT_KEY));
+        assert_eq!(
+            tolerates(&map(&[key.clone(), ("operator", s("Exists"))])),
+            Known::Known(true)
+        );
+        assert_eq!(
+            tolerates(&map(&[key.clone(), ("value", s("fargate"))])),
+            Known::Known(true)
+        );
+        assert_eq!(
+            tolerates(&map(&[
+                key.clone(),
+                ("value", s("fargate")),
+                ("effect", s("NoExecute"))
+            ])),
+            Known::Known(false)
+        );
+        assert_eq!(
+            tolerates(&map(&[key.clone(), ("value", s("ec2"))])),
+            Known::Known(false)
+        );
+        assert_eq!(
+            tolerates(&map(&[("operator", s("Exists"))])),
+            Known::Known(true)
+        );
+        assert_eq!(
+            tolerates(&map(&[
+                ("key", s("CriticalAddonsOnly")),
+                ("operator", s("Exists"))
+            ])),
+            Known::Known(false)
+        );
+        assert_eq!(
+            tolerates(&map(&[key, ("value", Value::unknown(None))])),
+            Known::Unknown
+        );
+    }
+
+    #[test]
+    fn keda_components_fall_back_to_global() {
+        let tol = Value::new(
+            ValueKind::List(vec![map(&[("operator", s("Exists"))])]),
+            None,
+        );
+        let empty = Value::new(ValueKind::List(Vec::new()), None);
+        let values = map(&[
+            ("tolerations", tol.clone()),
+            ("operator", map(&[("tolerations", empty)])),
+        ]);
+        assert!(uncovered("keda", &values).is_empty());
+        let values = map(&[("operator", map(&[("tolerations", tol)]))]);
+        let missing: Vec<String> = uncovered("keda", &values)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
+        assert_eq!(missing, vec!["metricsServer", "webhooks"]);
+    }
+}
