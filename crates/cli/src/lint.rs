@@ -231,6 +231,8 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
     if selection.enabled(crate::suppress::UNUSED) {
         diagnostics.extend(unused);
     }
+    // Terraform reads sibling .tf files for context; report only what is in named files.
+    diagnostics.retain(|d| !project.is_context_only(d.span.file));
     diagnostics.retain(|d| !per_file.ignored(d, &sources));
     for d in &mut diagnostics {
         if let Some(s) = cfg.severity.get(d.code) {

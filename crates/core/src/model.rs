@@ -115,9 +115,19 @@ pub struct Project {
     /// Workloads from manifests and IaC, for any cluster.
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// Files the user named, and files read only for context (the sibling
+    /// `.tf` files of a named one, local modules): findings located only in
+    /// context files are not reported.
+    pub given_files: Vec<crate::source::FileId>,
+    pub context_files: Vec<crate::source::FileId>,
 }
 
 impl Project {
+    /// Whether a file was read only for context, never named by the user.
+    pub fn is_context_only(&self, file: crate::source::FileId) -> bool {
+        self.context_files.contains(&file) && !self.given_files.contains(&file)
+    }
+
     /// Whether `from` depends on `to`, directly or transitively.
     pub fn depends_on(&self, from: ResourceRef, to: ResourceRef) -> bool {
         from.graph == to.graph

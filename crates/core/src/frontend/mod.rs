@@ -44,6 +44,10 @@ pub struct UnitOutput {
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     /// Suppressions declared in the data itself (CloudFormation `Metadata`).
     pub suppressions: Vec<Suppression>,
+    /// See [`Project::given_files`]: the unit's named files and the files it
+    /// read only for context.
+    pub given_files: Vec<crate::source::FileId>,
+    pub context_files: Vec<crate::source::FileId>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -82,6 +86,8 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.clusters.append(&mut unit.clusters);
     project.workloads.append(&mut unit.workloads);
     project.aws_auth.append(&mut unit.aws_auth);
+    project.given_files.append(&mut unit.given_files);
+    project.context_files.append(&mut unit.context_files);
     unit.diagnostics
 }
 

@@ -82,6 +82,12 @@ fn load_module_here(
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.given_files = given.iter().map(|f| f.id).collect();
+    out.context_files = files
+        .iter()
+        .map(|f| f.id)
+        .filter(|id| !out.given_files.contains(id))
+        .collect();
     let parsed = parse_files(&files, &mut diags);
     let tfvars = read_tfvars(dir, sources, limits);
     let module = ModuleSrc { dir, files: parsed };
@@ -458,6 +464,8 @@ pub(crate) struct Builder {
     pub modules_loaded: usize,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// Files of local modules, read for context only.
+    pub context_files: Vec<FileId>,
     /// The module folder as shown to the user: keys of clusters whose name
     /// is unknown include it, so that clusters of different folders stay apart.
     pub tag: String,
@@ -648,6 +656,7 @@ impl Builder {
         if files.is_empty() {
             return;
         }
+        self.context_files.extend(files.iter().map(|f| f.id));
         let mut ignored = Vec::new();
         let parsed = parse_files(&files, &mut ignored);
         let child = ModuleSrc {
@@ -824,6 +833,7 @@ impl Builder {
             }
         }
         out.workloads = self.workloads;
+        out.context_files.append(&mut self.context_files);
         out.aws_auth = self.aws_auth;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
