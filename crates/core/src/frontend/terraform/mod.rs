@@ -55,10 +55,12 @@ pub fn load_module(
             .stack_size(64 * 1024 * 1024)
             .spawn_scoped(s, || load_module_here(dir, given, sources, limits))
         {
-            Ok(h) => h.join().unwrap_or_else(|_| UnitOutput {
-                formats: vec![Format::Terraform],
-                ..UnitOutput::default()
-            }),
+            // A bug that panics in there reaches the caller, which reports it
+            // on the unit's file rather than losing the unit silently.
+            Ok(h) => match h.join() {
+                Ok(out) => out,
+                Err(payload) => std::panic::resume_unwind(payload),
+            },
             Err(_) => load_module_here(dir, given, sources, limits),
         }
     })
