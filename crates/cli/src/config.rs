@@ -21,6 +21,50 @@ pub struct RawConfig {
     pub quotas: Option<RawQuotas>,
     pub per_file_ignores: Option<Vec<RawPerFileIgnore>>,
     pub clusters: Option<BTreeMap<String, RawCluster>>,
+    pub limits: Option<RawLimits>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawLimits {
+    pub max_file_size: Option<Spanned<i64>>,
+    pub max_depth: Option<Spanned<i64>>,
+    pub max_alias_nodes: Option<Spanned<i64>>,
+    pub terraform_eval_steps: Option<Spanned<i64>>,
+    pub terraform_max_collection: Option<Spanned<i64>>,
+    pub terraform_module_depth: Option<Spanned<i64>>,
+}
+
+/// `[limits]`: each set value overrides the built-in bound.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigLimits {
+    pub max_file_size: Option<u64>,
+    pub max_depth: Option<usize>,
+    pub max_alias_nodes: Option<usize>,
+    pub terraform_eval_steps: Option<u64>,
+    pub terraform_max_collection: Option<usize>,
+    pub terraform_module_depth: Option<usize>,
+}
+
+impl ConfigLimits {
+    pub fn apply(&self, mut l: fplint_core::tree::Limits) -> fplint_core::tree::Limits {
+        if let Some(v) = self.max_depth {
+            l.max_depth = v;
+        }
+        if let Some(v) = self.max_alias_nodes {
+            l.max_alias_nodes = v;
+        }
+        if let Some(v) = self.terraform_eval_steps {
+            l.max_eval_steps = v;
+        }
+        if let Some(v) = self.terraform_max_collection {
+            l.max_collection = v;
+        }
+        if let Some(v) = self.terraform_module_depth {
+            l.max_module_depth = v;
+        }
+        l
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -80,6 +124,7 @@ pub struct Config {
     pub quotas: fplint_rules::Quotas,
     pub per_file_ignores: Vec<PerFileIgnore>,
     pub clusters: BTreeMap<String, ClusterOverride>,
+    pub limits: ConfigLimits,
 }
 
 impl Config {
@@ -231,6 +276,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             codes: codes(&pfi.ignore)?,
         });
     }
+    if let Some(l) = &raw.limits {
+        // Each bound has a floor: a limit of 0 would reject every file, and
+        // the stack-bound ones have a ceiling that the stacks are sized for.
+        let bounded =
+            |v: &Option<Spanned<i64>>, min: i64, max: i64| -> Result<Option<u64>, ConfigError> {
+                match v {
+                    None => Ok(None),
+                    Some(n) if (min..=max).contains(n.get_ref()) => {
+                        Ok(u64::try_from(*n.get_ref()).ok())
+                    }
+                    Some(n) => Err(err(
+                        format!("a limit here must be between {min} and {max}"),
+                        Some(n.span()),
+                    )),
+                }
+            };
+        let size = |v: Option<u64>| v.and_then(|v| usize::try_from(v).ok());
+        cfg.limits = ConfigLimits {
+            max_file_size: bounded(&l.max_file_size, 1, i64::MAX)?,
+            max_depth: size(bounded(&l.max_depth, 1, 1_000)?),
+            max_alias_nodes: size(bounded(&l.max_alias_nodes, 0, i64::MAX)?),
+            terraform_eval_steps: bounded(&l.terraform_eval_steps, 1, i64::MAX)?,
+            terraform_max_collection: size(bounded(&l.terraform_max_collection, 1, i64::MAX)?),
+            terraform_module_depth: size(bounded(&l.terraform_module_depth, 0, 64)?),
+        };
+    }
     for (name, c) in raw.clusters.iter().flatten() {
         let mut paths = Vec::new();
         for p in c.paths.iter().flatten() {
@@ -286,6 +357,23 @@ ec2-capacity = true
             e.message
         );
         assert_eq!(&text[e.span.unwrap()], "fial-on");
+    }
+
+    #[test]
+    fn limits_parse_and_validate() {
+        let text = "[limits]\nmax-file-size = 1000\nmax-depth = 64\nterraform-eval-steps = 5000\n";
+        let c = parse(Path::new("fplint.toml"), text).unwrap();
+        assert_eq!(c.limits.max_file_size, Some(1000));
+        let l = c.limits.apply(fplint_core::tree::Limits::default());
+        assert_eq!(l.max_depth, 64);
+        assert_eq!(l.max_eval_steps, 5000);
+        assert_eq!(l.max_alias_nodes, 1_000_000);
+        let text = "[limits]\nmax-depth = 0\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert_eq!(&text[e.span.unwrap()], "0");
+        let text = "[limits]\nmax-size = 1\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert_eq!(&text[e.span.unwrap()], "max-size");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::config::{self, Config, ConfigError};
 use crate::walk::{self, Candidate};
 use fplint_core::frontend::{self, UnitOutput};
 use fplint_core::model::{Capacity, Project};
-use fplint_core::sources::{LoadError, Sources};
+use fplint_core::sources::{LoadError, Sources, DEFAULT_MAX_FILE_SIZE};
 use fplint_core::tree::Limits;
 use fplint_core::{Diagnostic, Severity, SourceFile};
 use fplint_rules::{Context, Settings, REGISTRY};
@@ -28,7 +28,23 @@ pub struct Options {
     pub ignore: Vec<String>,
     pub fail_on: Option<Severity>,
     pub config: ConfigChoice,
+    /// Parser and evaluator bounds; `[limits]` in the config overrides them.
     pub limits: Limits,
+    /// Largest file read, in bytes (default [`DEFAULT_MAX_FILE_SIZE`]).
+    pub max_file_size: Option<u64>,
+}
+
+impl Options {
+    /// The limits in force: these options, overridden by the config file.
+    pub fn effective_limits(&self, cfg: &Config) -> (Limits, u64) {
+        let limits = cfg.limits.apply(self.limits);
+        let size = cfg
+            .limits
+            .max_file_size
+            .or(self.max_file_size)
+            .unwrap_or(DEFAULT_MAX_FILE_SIZE);
+        (limits, size)
+    }
 }
 
 /// The result of one run.
@@ -110,6 +126,7 @@ pub struct Loaded {
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
+    let (limits, max_file_size) = opts.effective_limits(cfg);
     let base = cfg.base_dir();
     let exclude = match (&cfg.exclude, &base) {
         (Some(set), Some(dir)) => Some((set, dir.as_path())),
@@ -134,7 +151,9 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             }
         })
         .collect();
-    let sources = Arc::new(Sources::new(roots));
+    let mut sources = Sources::new(roots);
+    sources.max_file_size = max_file_size;
+    let sources = Arc::new(sources);
 
     let (tf, docs): (Vec<&Candidate>, Vec<&Candidate>) = walked
         .files
@@ -145,7 +164,7 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         .map(|c| {
             (
                 fplint_core::sources::display_path(&c.path),
-                load_document(c, &sources, opts.limits),
+                load_document(c, &sources, limits),
             )
         })
         .collect();
@@ -163,7 +182,7 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         .map(|(dir, files)| {
             (
                 fplint_core::sources::display_path(dir),
-                load_terraform(dir, files, &sources, opts.limits),
+                load_terraform(dir, files, &sources, limits),
             )
         })
         .collect();
@@ -191,6 +210,82 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
 }
 
 pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outcome {
+    check_loaded(load(paths, opts, cfg), opts, cfg)
+}
+
+/// Lint one file's bytes without touching the file system: the whole
+/// pipeline (reading, frontends, rules, suppressions) as `check` runs it on
+/// a file of that name. For fuzzing and tests; a `.tf` name is a module of
+/// one file.
+pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Outcome {
+    let cfg = Config::default();
+    let (limits, max_file_size) = opts.effective_limits(&cfg);
+    // A root that does not exist: `file()` and local modules read nothing.
+    let sources = Arc::new(Sources::new(vec![PathBuf::from(
+        "/nonexistent/fplint-in-memory",
+    )]));
+    let c = Candidate {
+        path: PathBuf::from(name),
+        explicit: true,
+    };
+    let text = if bytes.len() as u64 > max_file_size {
+        Err(LoadError::TooLarge {
+            path: name.to_string(),
+            size: bytes.len() as u64,
+            limit: max_file_size,
+        })
+    } else {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Ok(t.strip_prefix('\u{feff}').unwrap_or(t).to_string()),
+            Err(e) => Err(LoadError::NotText {
+                path: name.to_string(),
+                offset: e.valid_up_to(),
+                lossy: String::from_utf8_lossy(bytes).into(),
+            }),
+        }
+    };
+    let is_tf = name.ends_with(".tf");
+    let unit = match text {
+        Ok(t) => {
+            let f = sources.add_text(name, t);
+            if is_tf {
+                let dir = PathBuf::from("/nonexistent/fplint-in-memory");
+                let mut out = guarded(&c, &sources, || {
+                    fplint_core::frontend::terraform::load_module(
+                        &dir,
+                        std::slice::from_ref(&f),
+                        &sources,
+                        limits,
+                    )
+                });
+                out.diagnostics.retain(|d| d.span.file == f.id);
+                out
+            } else {
+                guarded(&c, &sources, || frontend::load_document_file(&f, limits))
+            }
+        }
+        Err(e) => unreadable(&sources, &c, &e, is_tf),
+    };
+    let mut project = Project::default();
+    let mut suppressions = Vec::new();
+    let mut unit = unit;
+    suppressions.append(&mut unit.suppressions);
+    let diagnostics = frontend::absorb(&mut project, unit);
+    assign_clusters(&mut project, &cfg, &sources, None);
+    let loaded = Loaded {
+        project,
+        sources,
+        diagnostics,
+        suppressions,
+        files_scanned: 1,
+        errors: Vec::new(),
+        base: None,
+    };
+    check_loaded(loaded, opts, &cfg)
+}
+
+/// Run the rules over what was loaded, then filter and sort.
+pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
     let Loaded {
         project,
         sources,
@@ -199,7 +294,7 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
         files_scanned,
         errors,
         base,
-    } = load(paths, opts, cfg);
+    } = loaded;
     let selection = Selection {
         select: opts.select.clone().or_else(|| cfg.select.clone()),
         ignore: cfg.ignore.iter().chain(&opts.ignore).cloned().collect(),
@@ -263,8 +358,36 @@ fn sort(diags: &mut [Diagnostic], sources: &Sources) {
 }
 
 fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadError) -> Diagnostic {
-    let f = sources.add_text(fplint_core::sources::display_path(&c.path), "");
-    Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0))
+    let shown = fplint_core::sources::display_path(&c.path);
+    match e {
+        // Point at the first invalid byte, in the text as far as it decodes.
+        LoadError::NotText { offset, lossy, .. } => {
+            let f = sources.add_text(shown, lossy.clone());
+            let end = f.clamp(offset + 1).max(*offset).min(f.text.len());
+            Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, *offset, end))
+                .with_label("not UTF-8")
+                .with_help("save the file as UTF-8; fplint reads only UTF-8 text")
+        }
+        _ => {
+            let f = sources.add_text(shown, "");
+            Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0))
+        }
+    }
+}
+
+/// A file that could not be read. Binary or non-UTF-8 YAML/JSON that does
+/// not look like one of ours is someone else's file and is skipped, as an
+/// unrecognised document is; a `.tf` file is always ours.
+fn unreadable(sources: &Sources, c: &Candidate, e: &LoadError, terraform: bool) -> UnitOutput {
+    if let LoadError::NotText { lossy, .. } = e {
+        if !terraform && !frontend::looks_recognised(lossy) {
+            return UnitOutput::default();
+        }
+    }
+    UnitOutput {
+        diagnostics: vec![load_error_diagnostic(sources, c, e)],
+        ..UnitOutput::default()
+    }
 }
 
 /// Last line of defence: a bug that panics while reading one file becomes an
@@ -278,10 +401,11 @@ fn guarded(c: &Candidate, sources: &Sources, f: impl FnOnce() -> UnitOutput) -> 
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            let file = sources.add_text(fplint_core::sources::display_path(&c.path), "");
+            let shown = fplint_core::sources::display_path(&c.path);
+            let file = sources.add_text(shown.clone(), "");
             UnitOutput {
                 diagnostics: vec![Diagnostic::parse_error(
-                    format!("internal error while reading this file: {what}; please report it"),
+                    format!("internal error while reading `{shown}`: {what}; please report it"),
                     fplint_core::Span::new(file.id, 0, 0),
                 )],
                 ..UnitOutput::default()
@@ -293,10 +417,7 @@ fn guarded(c: &Candidate, sources: &Sources, f: impl FnOnce() -> UnitOutput) -> 
 fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput {
     match sources.load(&c.path) {
         Ok(f) => guarded(c, sources, || frontend::load_document_file(&f, limits)),
-        Err(e) => UnitOutput {
-            diagnostics: vec![load_error_diagnostic(sources, c, &e)],
-            ..UnitOutput::default()
-        },
+        Err(e) => unreadable(sources, c, &e, false),
     }
 }
 

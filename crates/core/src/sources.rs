@@ -3,6 +3,7 @@
 
 use crate::source::{FileId, SourceFile};
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -13,10 +14,17 @@ pub enum LoadError {
     Io { path: String, reason: String },
     #[error("`{path}` is outside the linted tree")]
     OutsideTree { path: String },
-    #[error("`{path}` is {size} bytes, over the limit of {limit} bytes")]
+    #[error("`{path}` is {size} bytes, over the limit of {limit} bytes (limits.max-file-size)")]
     TooLarge { path: String, size: u64, limit: u64 },
-    #[error("`{path}` is not UTF-8 text")]
-    NotText { path: String },
+    #[error("`{path}` is not UTF-8 text: invalid byte at offset {offset}")]
+    NotText {
+        path: String,
+        /// Bytes before the first invalid one.
+        offset: usize,
+        /// The text with invalid bytes replaced, to locate the error and to
+        /// tell whether the file was meant for fplint at all.
+        lossy: Arc<str>,
+    },
 }
 
 /// Thread-safe registry of every file read in a run.
@@ -98,12 +106,29 @@ impl Sources {
                 limit: self.max_file_size,
             });
         }
-        let bytes = std::fs::read(&canonical).map_err(|e| LoadError::Io {
+        // Read at most one byte past the limit: the file may grow after the
+        // size check (a log, a FIFO swapped in), and must not be read whole.
+        let io = |e: std::io::Error| LoadError::Io {
             path: display.clone(),
             reason: e.to_string(),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|_| LoadError::NotText {
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(&canonical)
+            .map_err(io)?
+            .take(self.max_file_size.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > self.max_file_size {
+            return Err(LoadError::TooLarge {
+                path: display,
+                size: bytes.len() as u64,
+                limit: self.max_file_size,
+            });
+        }
+        let text = String::from_utf8(bytes).map_err(|e| LoadError::NotText {
             path: display.clone(),
+            offset: e.utf8_error().valid_up_to(),
+            lossy: String::from_utf8_lossy(e.as_bytes()).into(),
         })?;
         let text = text
             .strip_prefix('\u{feff}')

@@ -54,7 +54,10 @@ pub fn parse(text: &str, file: FileId, limits: Limits) -> Parsed {
     let mut out = Parsed::default();
     if let Some(at) = nesting_depth_exceeds(text, limits.max_depth) {
         out.error = Some(TreeError {
-            message: format!("nesting deeper than {} levels", limits.max_depth),
+            message: format!(
+                "nesting deeper than {} levels (limits.max-depth)",
+                limits.max_depth
+            ),
             span: Span::new(file, at, at + 1),
         });
         return out;

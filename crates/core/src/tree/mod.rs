@@ -73,6 +73,13 @@ pub struct Limits {
     pub max_depth: usize,
     /// Nodes that alias expansion may add to one document.
     pub max_alias_nodes: usize,
+    /// Terraform: evaluation work for one module (expressions evaluated,
+    /// plus value nodes and string bytes copied).
+    pub max_eval_steps: u64,
+    /// Terraform: elements of one list or map built by evaluation.
+    pub max_collection: usize,
+    /// Terraform: local modules followed below the root.
+    pub max_module_depth: usize,
 }
 
 impl Default for Limits {
@@ -80,6 +87,9 @@ impl Default for Limits {
         Limits {
             max_depth: 512,
             max_alias_nodes: 1_000_000,
+            max_eval_steps: 2_000_000,
+            max_collection: 10_000,
+            max_module_depth: 4,
         }
     }
 }

@@ -233,9 +233,10 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
         let end = pos.byte(span.end.index());
         let node = match event {
             Event::StreamStart | Event::StreamEnd | Event::Nothing => continue,
+            // Anchors are per document; the copy budget is per stream, or
+            // a thousand small bombs would pass one by one.
             Event::DocumentStart(_) => {
                 anchors.clear();
-                alias_nodes = 0;
                 continue;
             }
             Event::DocumentEnd => continue,
@@ -267,11 +268,7 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
                 };
                 alias_nodes = alias_nodes.saturating_add(target.size());
                 if alias_nodes > limits.max_alias_nodes {
-                    let message = format!(
-                        "alias expansion exceeds {} nodes (a YAML alias bomb?)",
-                        limits.max_alias_nodes
-                    );
-                    out.error = Some(fail(message, start));
+                    out.error = Some(fail(alias_message(limits), start));
                     return out;
                 }
                 let mut node = target.clone();
@@ -280,7 +277,10 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
             }
             Event::SequenceStart(anchor, tag) => {
                 if stack.len() >= limits.max_depth {
-                    let message = format!("nesting deeper than {} levels", limits.max_depth);
+                    let message = format!(
+                        "nesting deeper than {} levels (limits.max-depth)",
+                        limits.max_depth
+                    );
                     out.error = Some(fail(message, start));
                     return out;
                 }
@@ -294,7 +294,10 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
             }
             Event::MappingStart(anchor, tag) => {
                 if stack.len() >= limits.max_depth {
-                    let message = format!("nesting deeper than {} levels", limits.max_depth);
+                    let message = format!(
+                        "nesting deeper than {} levels (limits.max-depth)",
+                        limits.max_depth
+                    );
                     out.error = Some(fail(message, start));
                     return out;
                 }
@@ -330,7 +333,11 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
                     tag,
                 };
                 if anchor > 0 {
-                    anchors.insert(anchor, node.clone());
+                    if let Err(e) = remember(&mut anchors, anchor, &node, &mut alias_nodes, limits)
+                    {
+                        out.error = Some(fail(e, start));
+                        return out;
+                    }
                 }
                 node
             }
@@ -359,7 +366,11 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
                     tag,
                 };
                 if anchor > 0 {
-                    anchors.insert(anchor, node.clone());
+                    if let Err(e) = remember(&mut anchors, anchor, &node, &mut alias_nodes, limits)
+                    {
+                        out.error = Some(fail(e, start));
+                        return out;
+                    }
                 }
                 node
             }
@@ -379,6 +390,30 @@ fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
     out
 }
 
+fn alias_message(limits: Limits) -> String {
+    format!(
+        "alias expansion exceeds {} nodes (limits.max-alias-nodes; a YAML alias bomb?)",
+        limits.max_alias_nodes
+    )
+}
+
+/// Keep a copy of an anchored collection. Copies count against the alias
+/// budget: nested anchors would otherwise copy a large tree once per level.
+fn remember(
+    anchors: &mut HashMap<usize, Node>,
+    anchor: usize,
+    node: &Node,
+    copied: &mut usize,
+    limits: Limits,
+) -> Result<(), String> {
+    *copied = copied.saturating_add(node.size());
+    if *copied > limits.max_alias_nodes {
+        return Err(alias_message(limits));
+    }
+    anchors.insert(anchor, node.clone());
+    Ok(())
+}
+
 /// `<<: *base` merges the keys of `base` that the mapping does not set itself.
 fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
     let is_merge =
@@ -387,6 +422,9 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
         return entries;
     }
     let (merges, mut own): (Vec<Entry>, Vec<Entry>) = entries.into_iter().partition(is_merge);
+    // A set, not a scan per key: merging two large maps must stay linear.
+    let mut present: std::collections::HashSet<Option<Box<str>>> =
+        own.iter().map(|o| o.key.scalar().map(Box::from)).collect();
     for m in merges {
         let sources: Vec<Node> = match m.value.kind {
             NodeKind::Map(_) => vec![m.value],
@@ -396,8 +434,8 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
         for src in sources {
             if let NodeKind::Map(src_entries) = src.kind {
                 for e in src_entries {
-                    let k = e.key.scalar().map(str::to_owned);
-                    if !own.iter().any(|o| o.key.scalar().map(str::to_owned) == k) {
+                    let k = e.key.scalar().map(Box::from);
+                    if present.insert(k) {
                         own.push(e);
                     }
                 }

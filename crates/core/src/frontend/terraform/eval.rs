@@ -22,10 +22,11 @@ pub struct Fail;
 
 pub type R = Result<Value, Fail>;
 
-/// Work bounds: hostile input must not hang or exhaust memory.
-pub const MAX_STEPS: u64 = 2_000_000;
-pub const MAX_COLLECTION: usize = 10_000;
+/// Work bounds: hostile input must not hang or exhaust memory. Steps and
+/// collection sizes come from [`crate::tree::Limits`]; the stack bound is fixed.
 const MAX_DEPTH: u32 = 100;
+/// String bytes that cost one evaluation step when a value is copied.
+const BYTES_PER_STEP: u64 = 64;
 
 /// Text whose YAML structure Helm reads, registered by the span of the value
 /// that carries it: a heredoc body, a values file read by `file`/`templatefile`.
@@ -71,6 +72,8 @@ pub struct Env<'a> {
     pub dir: PathBuf,
     pub files: RefCell<HashMap<FileId, Arc<SourceFile>>>,
     pub limits: crate::tree::Limits,
+    /// The first hard limit evaluation ran into, reported as FP000.
+    pub limit_hit: RefCell<Option<(Option<Span>, String)>>,
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
@@ -100,11 +103,40 @@ impl<'a> Env<'a> {
             dir,
             files: RefCell::new(HashMap::new()),
             limits: crate::tree::Limits::default(),
+            limit_hit: RefCell::new(None),
         }
     }
 
     pub fn budget_left(&self) -> bool {
-        self.steps.get() < MAX_STEPS
+        self.steps.get() < self.limits.max_eval_steps
+    }
+
+    /// Remember the first limit hit; the value stays unknown meanwhile.
+    pub fn note_limit(&self, span: Option<Span>, message: String) {
+        let mut hit = self.limit_hit.borrow_mut();
+        if hit.is_none() {
+            *hit = Some((span, message));
+        }
+    }
+
+    pub fn note_collection(&self, span: Option<Span>) {
+        self.note_limit(
+            span,
+            format!(
+                "Terraform evaluation builds a collection of more than {} elements (limits.terraform-max-collection); its value is treated as unknown",
+                self.limits.max_collection
+            ),
+        );
+    }
+
+    fn note_budget(&self, span: Option<Span>) {
+        self.note_limit(
+            span,
+            format!(
+                "Terraform evaluation stopped after {} steps (limits.terraform-eval-steps); later values are treated as unknown",
+                self.limits.max_eval_steps
+            ),
+        );
     }
 
     pub fn file(&self, id: FileId) -> Option<Arc<SourceFile>> {
@@ -115,7 +147,15 @@ impl<'a> Env<'a> {
     pub fn eval(&self, expr: &Expression, file: FileId, scope: &Scope) -> R {
         self.steps.set(self.steps.get() + 1);
         let span = span_of(file, expr.span());
-        if !self.budget_left() || self.depth.get() > MAX_DEPTH {
+        if !self.budget_left() {
+            self.note_budget(span);
+            return unknown(span);
+        }
+        if self.depth.get() > MAX_DEPTH {
+            self.note_limit(
+                span,
+                format!("Terraform evaluation nests deeper than {MAX_DEPTH} levels; the value is treated as unknown"),
+            );
             return unknown(span);
         }
         self.depth.set(self.depth.get() + 1);
@@ -134,7 +174,8 @@ impl<'a> Env<'a> {
                 let mut items = Vec::new();
                 for e in a.iter() {
                     items.push(self.eval(e, file, scope)?);
-                    if items.len() > MAX_COLLECTION {
+                    if items.len() > self.limits.max_collection {
+                        self.note_collection(span);
                         return unknown(span);
                     }
                 }
@@ -170,7 +211,8 @@ impl<'a> Env<'a> {
                             entries.push((MapKey { name, span: kspan }, value));
                         }
                     }
-                    if entries.len() > MAX_COLLECTION {
+                    if entries.len() > self.limits.max_collection {
+                        self.note_collection(span);
                         return unknown(span);
                     }
                 }
@@ -287,6 +329,7 @@ impl<'a> Env<'a> {
         if let Some((_, val)) = scope.iter().rev().find(|(n, _)| n == name) {
             self.charge(val);
             if !self.budget_left() {
+                self.note_budget(span);
                 return unknown(span);
             }
             return Ok(val.clone());
@@ -385,6 +428,7 @@ impl<'a> Env<'a> {
                 Some(val) => {
                     self.charge(val);
                     if !self.budget_left() {
+                        self.note_budget(span);
                         return Ok((Value::unknown(span), ops.len()));
                     }
                     Ok((val.clone(), 1))
@@ -468,9 +512,15 @@ impl<'a> Env<'a> {
 
     /// Copying a value costs work in proportion to its size: without this a
     /// loop over a large local could copy it without bound.
-    fn charge(&self, val: &Value) {
+    pub(crate) fn charge(&self, val: &Value) {
+        let cap = self.limits.max_eval_steps;
         self.steps
-            .set(self.steps.get().saturating_add(weight(val, 0)));
+            .set(self.steps.get().saturating_add(weight(val, 0, cap)));
+    }
+
+    /// Charge work that is not a copy (a quadratic comparison, a long string).
+    pub(crate) fn charge_steps(&self, n: u64) {
+        self.steps.set(self.steps.get().saturating_add(n));
     }
 
     pub fn local(&self, name: &str) -> R {
@@ -478,6 +528,7 @@ impl<'a> Env<'a> {
             Some(LocalState::Done(val)) => {
                 self.charge(val);
                 if !self.budget_left() {
+                    // Reported by the caller, at the reference.
                     return unknown(val.span);
                 }
                 return Ok(val.clone());
@@ -655,7 +706,12 @@ impl<'a> Env<'a> {
                 }
                 None => list.push(val),
             }
-            if list.len() + map.len() > MAX_COLLECTION || !self.budget_left() {
+            if list.len() + map.len() > self.limits.max_collection {
+                self.note_collection(span);
+                return unknown(span);
+            }
+            if !self.budget_left() {
+                self.note_budget(span);
                 return unknown(span);
             }
         }
@@ -739,16 +795,25 @@ pub fn index(cur: &Value, k: &Value) -> R {
     }
 }
 
-/// The number of nodes in a value, counted up to a cut-off.
-fn weight(x: &Value, acc: u64) -> u64 {
-    if acc > MAX_STEPS {
+/// The cost of copying a value: its nodes plus its string bytes (a string
+/// of megabytes copied ten thousand times must not pass for cheap), counted
+/// up to a cut-off.
+fn weight(x: &Value, acc: u64, cap: u64) -> u64 {
+    if acc > cap {
         return acc;
     }
     match &x.kind {
-        ValueKind::List(items) => items.iter().fold(acc + 1, |a, i| weight(i, a)),
-        ValueKind::Map(entries) => entries.iter().fold(acc + 1, |a, (_, v)| weight(v, a)),
+        ValueKind::List(items) => items.iter().fold(acc + 1, |a, i| weight(i, a, cap)),
+        ValueKind::Map(entries) => entries
+            .iter()
+            .fold(acc + 1, |a, (k, v)| weight(v, a + text_cost(&k.name), cap)),
+        ValueKind::String(s) | ValueKind::Number(s) => acc + 1 + text_cost(s),
         _ => acc + 1,
     }
+}
+
+fn text_cost(s: &str) -> u64 {
+    s.len() as u64 / BYTES_PER_STEP
 }
 
 /// Whether a value has an unknown part anywhere.

@@ -1,8 +1,7 @@
 //! The Terraform functions that real EKS code uses. Anything else is unknown.
 
 use super::eval::{
-    as_num, has_unknown, num, same, scalar_text, unknown, v, Env, Fail, Scope, TextSource,
-    MAX_COLLECTION, R,
+    as_num, has_unknown, num, same, scalar_text, unknown, v, Env, Fail, Scope, TextSource, R,
 };
 use super::text;
 use crate::source::{FileId, Span};
@@ -20,6 +19,32 @@ pub fn call(
     scope: &Scope,
     span: Option<Span>,
 ) -> R {
+    let r = call_inner(env, name, args, file, scope, span)?;
+    // A result is a new value (a file read, a decoded document, a merge):
+    // it costs its size, so a loop cannot build one without bound.
+    env.charge(&r);
+    if !env.budget_left() {
+        env.note_limit(
+            span,
+            format!(
+                "Terraform evaluation stopped after {} steps (limits.terraform-eval-steps); later values are treated as unknown",
+                env.limits.max_eval_steps
+            ),
+        );
+        return unknown(span);
+    }
+    Ok(r)
+}
+
+fn call_inner(
+    env: &Env<'_>,
+    name: &str,
+    args: &FuncArgs,
+    file: FileId,
+    scope: &Scope,
+    span: Option<Span>,
+) -> R {
+    let max_collection = env.limits.max_collection;
     // Lazy ones first: they decide which arguments fail.
     match name {
         "try" => {
@@ -98,7 +123,8 @@ pub fn call(
                                 }
                             }
                         }
-                        if out.len() > MAX_COLLECTION {
+                        if out.len() > max_collection {
+                            env.note_collection(span);
                             return unknown(span);
                         }
                     }
@@ -114,7 +140,8 @@ pub fn call(
                     ValueKind::List(items) => out.extend(items.iter().cloned()),
                     _ => return Err(Fail),
                 }
-                if out.len() > MAX_COLLECTION {
+                if out.len() > max_collection {
+                    env.note_collection(span);
                     return unknown(span);
                 }
             }
@@ -153,6 +180,11 @@ pub fn call(
             };
             let mut out: Vec<Value> = Vec::new();
             for x in items {
+                // Quadratic: each comparison is work.
+                env.charge_steps(out.len() as u64);
+                if !env.budget_left() {
+                    return unknown(span);
+                }
                 if !out.iter().any(|y| same(x, y)) {
                     out.push(x.clone());
                 }
@@ -185,15 +217,15 @@ pub fn call(
         },
         "flatten" => {
             let mut out = Vec::new();
-            fn flat(x: &Value, out: &mut Vec<Value>, depth: usize) -> bool {
+            fn flat(x: &Value, out: &mut Vec<Value>, depth: usize, max: usize) -> bool {
                 match &x.kind {
                     ValueKind::List(items) if depth < 64 => {
-                        items.iter().all(|i| flat(i, out, depth + 1))
+                        items.iter().all(|i| flat(i, out, depth + 1, max))
                     }
                     ValueKind::Unknown => false,
                     _ => {
                         out.push(x.clone());
-                        out.len() <= MAX_COLLECTION
+                        out.len() <= max
                     }
                 }
             }
@@ -204,7 +236,7 @@ pub fn call(
                         ..
                     },
                 ) => {
-                    if flat(x, &mut out, 0) {
+                    if flat(x, &mut out, 0, max_collection) {
                         Ok(v(ValueKind::List(out), span))
                     } else {
                         unknown(span)
@@ -243,6 +275,14 @@ pub fn call(
             if from.is_empty() {
                 return Err(Fail);
             }
+            // Size the result before building it: a long replacement of a
+            // frequent text would otherwise allocate without bound.
+            let hits = t.matches(from.as_str()).count();
+            if to.len() > from.len()
+                && hits.saturating_mul(to.len() - from.len()) > MAX_STRING.saturating_sub(t.len())
+            {
+                return unknown(span);
+            }
             let out = t.replace(&from, &to);
             if out.len() > MAX_STRING {
                 return unknown(span);
@@ -264,7 +304,13 @@ pub fn call(
                 return Err(Fail);
             };
             let parts: Option<Vec<String>> = items.iter().map(scalar_text).collect();
-            let out = parts.ok_or(Fail)?.join(&sep);
+            let parts = parts.ok_or(Fail)?;
+            let total = parts.iter().map(String::len).sum::<usize>()
+                + sep.len().saturating_mul(parts.len());
+            if total > MAX_STRING {
+                return unknown(span);
+            }
+            let out = parts.join(&sep);
             if out.len() > MAX_STRING {
                 return unknown(span);
             }
@@ -277,9 +323,12 @@ pub fn call(
             if sep.is_empty() {
                 return Err(Fail);
             }
+            if t.matches(sep.as_str()).count() >= max_collection {
+                env.note_collection(span);
+                return unknown(span);
+            }
             let out = t
                 .split(sep.as_str())
-                .take(MAX_COLLECTION)
                 .map(|p| v(ValueKind::String(p.to_string()), span))
                 .collect();
             Ok(v(ValueKind::List(out), span))
@@ -320,7 +369,8 @@ pub fn call(
             while (step > 0.0 && x < end) || (step < 0.0 && x > end) {
                 out.push(num(x, span));
                 x += step;
-                if out.len() > MAX_COLLECTION {
+                if out.len() > max_collection {
+                    env.note_collection(span);
                     return unknown(span);
                 }
             }

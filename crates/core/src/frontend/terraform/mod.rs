@@ -33,8 +33,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Local modules followed below the root at most this deep.
-const MAX_MODULE_DEPTH: usize = 4;
 /// Local module copies (instances included) read for one unit at most.
 const MAX_MODULE_COPIES: usize = 128;
 
@@ -277,7 +275,8 @@ impl Ctx<'_, '_> {
                 return Known::Unknown;
             };
             let n = n.max(0.0) as usize;
-            if n > eval::MAX_COLLECTION {
+            if n > self.env.limits.max_collection {
+                self.env.note_collection(span_of(file, block.span()));
                 return Known::Unknown;
             }
             return Known::Known(
@@ -464,6 +463,9 @@ pub(crate) struct Builder {
     pub releases: Vec<crate::model::HelmRelease>,
     /// Local module copies read so far in this unit.
     pub modules_loaded: usize,
+    /// Hard limits that evaluation ran into (FP000): the values past them
+    /// are unknown, and the user should know why.
+    pub limit_hits: Vec<Diagnostic>,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     /// Files of local modules, read for context only.
@@ -604,17 +606,32 @@ impl Builder {
                 ("module", Some(n), _) => {
                     let kind = kind_of(b, *file);
                     match kind {
-                        eks_module::Kind::Local(rel) if depth < MAX_MODULE_DEPTH => {
+                        eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
                             self.load_local(
                                 module, sources, limits, &ctx, b, *file, n, &rel, prefix, depth,
                             );
                         }
-                        eks_module::Kind::Other | eks_module::Kind::Local(_) => {}
+                        eks_module::Kind::Local(_) => {
+                            self.limit_hits.push(Diagnostic::parse_error(
+                                format!(
+                                    "local modules nest deeper than {} levels (limits.terraform-module-depth; a module that calls itself?); this one is not read",
+                                    limits.max_module_depth
+                                ),
+                                span_of(*file, b.span()).unwrap_or(Span::new(*file, 0, 0)),
+                            ));
+                        }
+                        eks_module::Kind::Other => {}
                         k => eks_module::read(self, &ctx, b, *file, n, &k, prefix),
                     }
                 }
                 _ => {}
             }
+        }
+        if let Some((span, message)) = env.limit_hit.borrow_mut().take() {
+            let at = span
+                .or_else(|| module.files.first().map(|f| Span::new(f.file.id, 0, 0)))
+                .unwrap_or_default();
+            self.limit_hits.push(Diagnostic::parse_error(message, at));
         }
         // Releases and manifests are placed once every cluster of the unit is known.
         for (b, file) in &blocks {
@@ -669,6 +686,10 @@ impl Builder {
         for inst in &insts {
             // Hostile or huge trees: a bounded number of module copies.
             if self.modules_loaded >= MAX_MODULE_COPIES {
+                self.limit_hits.push(Diagnostic::parse_error(
+                    format!("more than {MAX_MODULE_COPIES} local module copies in one root module; the rest are not read"),
+                    span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0)),
+                ));
                 return;
             }
             self.modules_loaded += 1;
@@ -694,6 +715,7 @@ impl Builder {
             } else {
                 format!("{prefix}module.{name}.")
             };
+            let hits_before = self.limit_hits.len();
             self.load(
                 &child,
                 sources,
@@ -702,6 +724,14 @@ impl Builder {
                 &child_prefix,
                 depth + 1,
             );
+            // The module's files are context only: report at the call.
+            let call = span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0));
+            for d in &mut self.limit_hits[hits_before..] {
+                if d.span.file != file {
+                    d.message = format!("in module `{name}`: {}", d.message);
+                    d.span = call;
+                }
+            }
             let module_addr = format!("{prefix}module.{name}");
             self.graph.inherit(&module_addr, &child_prefix);
             self.graph.link_module(&module_addr, &child_prefix);
@@ -805,6 +835,7 @@ impl Builder {
     }
 
     fn finish(mut self, out: &mut UnitOutput) {
+        out.diagnostics.append(&mut self.limit_hits);
         for (i, c) in self.clusters.iter_mut().enumerate() {
             let own = self.capacity.get(&i).cloned().unwrap_or(Capacity::None);
             c.capacity = match own {
