@@ -33,6 +33,7 @@ pub struct RawLimits {
     pub terraform_eval_steps: Option<Spanned<i64>>,
     pub terraform_max_collection: Option<Spanned<i64>>,
     pub terraform_module_depth: Option<Spanned<i64>>,
+    pub max_list_items: Option<Spanned<i64>>,
 }
 
 /// `[limits]`: each set value overrides the built-in bound.
@@ -44,6 +45,7 @@ pub struct ConfigLimits {
     pub terraform_eval_steps: Option<u64>,
     pub terraform_max_collection: Option<usize>,
     pub terraform_module_depth: Option<usize>,
+    pub max_list_items: Option<usize>,
 }
 
 impl ConfigLimits {
@@ -62,6 +64,9 @@ impl ConfigLimits {
         }
         if let Some(v) = self.terraform_module_depth {
             l.max_module_depth = v;
+        }
+        if let Some(v) = self.max_list_items {
+            l.max_list_items = v;
         }
         l
     }
@@ -300,6 +305,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             terraform_eval_steps: bounded(&l.terraform_eval_steps, 1, i64::MAX)?,
             terraform_max_collection: size(bounded(&l.terraform_max_collection, 1, i64::MAX)?),
             terraform_module_depth: size(bounded(&l.terraform_module_depth, 0, 64)?),
+            max_list_items: size(bounded(&l.max_list_items, 1, i64::MAX)?),
         };
     }
     for (name, c) in raw.clusters.iter().flatten() {

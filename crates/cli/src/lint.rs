@@ -4,7 +4,7 @@
 use crate::config::{self, Config, ConfigError};
 use crate::walk::{self, Candidate};
 use fplint_core::frontend::{self, UnitOutput};
-use fplint_core::model::{Capacity, Project};
+use fplint_core::model::{Capacity, Known, Project};
 use fplint_core::sources::{LoadError, Sources, DEFAULT_MAX_FILE_SIZE};
 use fplint_core::tree::Limits;
 use fplint_core::{Diagnostic, Severity, SourceFile};
@@ -196,6 +196,7 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         suppressions.append(&mut unit.suppressions);
         diagnostics.extend(frontend::absorb(&mut project, unit));
     }
+    diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
     assign_clusters(&mut project, cfg, &sources, base.as_deref());
     Loaded {
@@ -270,7 +271,8 @@ pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Outcome {
     let mut suppressions = Vec::new();
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
-    let diagnostics = frontend::absorb(&mut project, unit);
+    let mut diagnostics = frontend::absorb(&mut project, unit);
+    diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     assign_clusters(&mut project, &cfg, &sources, None);
     let loaded = Loaded {
         project,
@@ -414,9 +416,29 @@ fn guarded(c: &Candidate, sources: &Sources, f: impl FnOnce() -> UnitOutput) -> 
     }
 }
 
+/// Debug builds only: `FPLINT_DEBUG_PANIC_ON=NAME` panics while reading a
+/// file whose name ends with NAME, so tests can show the guard works.
+fn inject_panic(c: &Candidate) {
+    #[cfg(debug_assertions)]
+    if let Some(name) = std::env::var_os("FPLINT_DEBUG_PANIC_ON") {
+        if c.path
+            .as_os_str()
+            .to_string_lossy()
+            .ends_with(&*name.to_string_lossy())
+        {
+            panic!("injected by FPLINT_DEBUG_PANIC_ON");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = c;
+}
+
 fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput {
     match sources.load(&c.path) {
-        Ok(f) => guarded(c, sources, || frontend::load_document_file(&f, limits)),
+        Ok(f) => guarded(c, sources, || {
+            inject_panic(c);
+            frontend::load_document_file(&f, limits)
+        }),
         Err(e) => unreadable(sources, c, &e, false),
     }
 }
@@ -445,6 +467,49 @@ fn load_terraform(
     out.diagnostics
         .retain(|d| given.iter().any(|g| g.id == d.span.file));
     out.diagnostics.extend(errors);
+    out
+}
+
+/// Some rules compare profiles and selectors pairwise: a generated or
+/// hostile file with 100,000 of them would take hours. Past the limit the
+/// rest is dropped, and FP000 says so where the first dropped item is.
+fn cap_lists(project: &mut Project, max: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let hit = |what: &str, n: usize, span: fplint_core::Span| {
+        Diagnostic::parse_error(
+            format!("{n} {what}, over the limit of {max} (limits.max-list-items); the rest are not checked"),
+            span,
+        )
+        .with_label("first item not checked")
+    };
+    for c in &mut project.clusters {
+        if let Some(p) = c.fargate_profiles.get(max) {
+            out.push(hit(
+                "Fargate profiles in one cluster",
+                c.fargate_profiles.len(),
+                p.loc.span,
+            ));
+            c.fargate_profiles.truncate(max);
+        }
+        for p in &mut c.fargate_profiles {
+            let Known::Known(sels) = &mut p.selectors else {
+                continue;
+            };
+            if let Some(s) = sels.get(max) {
+                out.push(hit("selectors in one profile", sels.len(), s.loc.span));
+                sels.truncate(max);
+            }
+            for s in sels.iter_mut() {
+                if let Known::Known(labels) = &mut s.labels {
+                    if labels.len() > max {
+                        let at = s.labels_loc.as_ref().map_or(s.loc.span, |l| l.span);
+                        out.push(hit("labels in one selector", labels.len(), at));
+                        labels.truncate(max);
+                    }
+                }
+            }
+        }
+    }
     out
 }
 

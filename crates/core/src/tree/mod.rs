@@ -80,6 +80,9 @@ pub struct Limits {
     pub max_collection: usize,
     /// Terraform: local modules followed below the root.
     pub max_module_depth: usize,
+    /// Fargate profiles per cluster, selectors per profile and labels per
+    /// selector that the rules check (some compare them pairwise).
+    pub max_list_items: usize,
 }
 
 impl Default for Limits {
@@ -90,6 +93,7 @@ impl Default for Limits {
             max_eval_steps: 2_000_000,
             max_collection: 10_000,
             max_module_depth: 4,
+            max_list_items: 1_000,
         }
     }
 }

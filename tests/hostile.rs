@@ -1,0 +1,469 @@
+//! Hostile input against the real binary. Every case lints a folder holding
+//! one bad file next to a good one, and checks the exit code, where FP000
+//! points, that the good file's finding is still reported, and that no
+//! panic reached the last line of defence ("internal error").
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const GOOD: &str = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: shop
+  region: eu-west-1
+fargateProfiles:
+  - name: fp-system
+    selectors:
+      - namespace: kube-system
+        labels:
+          k8s-app: kube-dns
+";
+
+struct Run {
+    code: i32,
+    diags: Vec<Value>,
+}
+
+impl Run {
+    /// The FP000 diagnostics of one file, as (line, column, message).
+    fn fp000(&self, file: &str) -> Vec<(u64, u64, String)> {
+        self.diags
+            .iter()
+            .filter(|d| d["code"] == "FP000" && d["file"] == file)
+            .map(|d| {
+                (
+                    d["line"].as_u64().unwrap_or(0),
+                    d["column"].as_u64().unwrap_or(0),
+                    d["message"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn assert_good_reported(&self) {
+        assert!(
+            self.diags
+                .iter()
+                .any(|d| d["code"] == "FP001" && d["file"] == "good.yaml"),
+            "the good file's finding is lost: {:#?}",
+            self.diags
+        );
+        for d in &self.diags {
+            let m = d["message"].as_str().unwrap_or("");
+            assert!(!m.contains("internal error"), "a panic was caught: {m}");
+        }
+    }
+
+    /// Exactly one FP000 in `file`, at `line` (and `column` when given),
+    /// whose message contains `needle`.
+    fn assert_fp000(&self, file: &str, line: u64, column: Option<u64>, needle: &str) {
+        let found = self.fp000(file);
+        assert!(
+            found.iter().any(|(l, c, m)| *l == line
+                && column.is_none_or(|col| col == *c)
+                && m.contains(needle)),
+            "expected FP000 `{needle}` at {file}:{line}:{column:?}, got {found:?}"
+        );
+    }
+}
+
+fn tmp() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    }
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(&p, bytes) {
+        panic!("write {}: {e}", p.display());
+    }
+}
+
+fn check(dir: &Path, extra: &[&str]) -> Run {
+    check_env(dir, extra, &[])
+}
+
+fn check_env(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fplint"));
+    cmd.args(["check", "--format", "json"])
+        .args(extra)
+        .arg(".")
+        .current_dir(dir)
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run fplint: {e}"),
+    };
+    let code = out.status.code().unwrap_or(-1);
+    let json: Value = match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!(
+            "not JSON ({e}), exit {code}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    };
+    let diags = json["diagnostics"].as_array().cloned().unwrap_or_default();
+    Run { code, diags }
+}
+
+/// A folder with the good file and the given hostile files.
+fn case(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let d = tmp();
+    write(d.path(), "good.yaml", GOOD);
+    for (name, bytes) in files {
+        write(d.path(), name, bytes);
+    }
+    d
+}
+
+/// Deterministic noise (xorshift), so a failure can be replayed.
+fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.max(1);
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn truncated_files() {
+    let d = case(&[
+        (
+            "t.json",
+            br#"{"AWSTemplateFormatVersion": "2010-09-09", "Resources": {"P": {"Type": "AWS::EKS::Fargate"#,
+        ),
+        (
+            "t.yaml",
+            b"AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties: {Selectors: [{Namespace: a",
+        ),
+        (
+            "t.tf",
+            b"resource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = \"a",
+        ),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000("t.json", 1, None, "invalid JSON");
+    r.assert_fp000("t.yaml", 5, None, "invalid YAML");
+    r.assert_fp000("t.tf", 2, None, "invalid HCL");
+    r.assert_good_reported();
+}
+
+#[test]
+fn random_bytes() {
+    let d = case(&[
+        ("r.yaml", &noise(1, 4096)),
+        ("r.json", &noise(2, 4096)),
+        ("r.tf", &noise(3, 4096)),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    // Binary YAML/JSON that does not look like ours is someone else's file.
+    assert!(r.fp000("r.yaml").is_empty() && r.fp000("r.json").is_empty());
+    // A .tf file is always ours: located at its first invalid byte.
+    r.assert_fp000("r.tf", 1, None, "not UTF-8");
+    r.assert_good_reported();
+}
+
+#[test]
+fn random_text() {
+    // Printable noise is valid UTF-8: parsed, maybe rejected, never fatal.
+    const ALPHABET: &[u8] = b"abc:-[]{}#&*!|>'\"\n  ,?%@`=$";
+    let text = |seed| {
+        noise(seed, 8192)
+            .into_iter()
+            .map(|b| ALPHABET[b as usize % ALPHABET.len()])
+            .collect::<Vec<u8>>()
+    };
+    let d = case(&[
+        ("n.yaml", &text(4)),
+        ("n.json", &text(5)),
+        ("n.tf", &text(6)),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert!(r.code == 1 || r.code == 2, "exit {}", r.code);
+    r.assert_good_reported();
+}
+
+#[test]
+fn latin1_text() {
+    let d = case(&[(
+        "l.yaml",
+        b"apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: caf\xe9\n",
+    )]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000("l.yaml", 4, Some(12), "not UTF-8");
+    r.assert_good_reported();
+}
+
+#[test]
+fn deep_nesting() {
+    const N: usize = 200_000;
+    let yaml = format!(
+        "apiVersion: v1\nkind: ConfigMap\ndata: {}{}\n",
+        "[".repeat(N),
+        "]".repeat(N)
+    );
+    let json = format!(
+        "{{\"AWSTemplateFormatVersion\": \"2010-09-09\", \"Resources\": {}{}}}",
+        "[".repeat(N),
+        "]".repeat(N)
+    );
+    let hcl = format!("locals {{\n  x = {}{}\n}}\n", "[".repeat(N), "]".repeat(N));
+    let d = case(&[
+        ("deep.yaml", yaml.as_bytes()),
+        ("deep.json", json.as_bytes()),
+        ("deep.tf", hcl.as_bytes()),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    // saphyr's own recursion bound or ours, whichever comes first.
+    let yaml = r.fp000("deep.yaml");
+    assert!(
+        yaml.iter()
+            .any(|(l, _, m)| *l == 3 && (m.contains("nesting") || m.contains("recursion"))),
+        "{yaml:?}"
+    );
+    r.assert_fp000("deep.json", 1, None, "nesting deeper than 512 levels");
+    r.assert_fp000("deep.tf", 2, None, "nesting depth");
+    r.assert_good_reported();
+}
+
+#[test]
+fn alias_bomb() {
+    let mut t = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+    t.push_str("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let p = i - 1;
+        t.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            vec![format!("*a{p}"); 10].join(", ")
+        ));
+    }
+    // Many small bombs in one stream are one big bomb.
+    let mut many = String::new();
+    for _ in 0..200 {
+        many.push_str(
+            "---\napiVersion: v1\nkind: ConfigMap\nb0: &b0 [x, x, x, x, x, x, x, x, x, x]\n",
+        );
+        for i in 1..4 {
+            let p = i - 1;
+            many.push_str(&format!(
+                "b{i}: &b{i} [{}]\n",
+                vec![format!("*b{p}"); 10].join(", ")
+            ));
+        }
+    }
+    let d = case(&[("bomb.yaml", t.as_bytes()), ("many.yaml", many.as_bytes())]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000("bomb.yaml", 9, None, "alias expansion exceeds");
+    assert!(
+        r.fp000("many.yaml")
+            .iter()
+            .any(|(_, _, m)| m.contains("alias expansion exceeds")),
+        "{:?}",
+        r.fp000("many.yaml")
+    );
+    r.assert_good_reported();
+}
+
+#[test]
+fn duplicate_keys_and_unknown_tags() {
+    let d = case(&[
+        (
+            "dup.yaml",
+            b"apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: a\nmetadata:\n  name: b\n",
+        ),
+        (
+            "tags.yaml",
+            b"AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: !Frobnicate x\n",
+        ),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000("dup.yaml", 5, Some(1), "duplicate key `metadata`");
+    r.assert_fp000("tags.yaml", 6, Some(20), "unknown CloudFormation tag");
+    r.assert_good_reported();
+}
+
+#[test]
+fn empty_and_separator_only_files() {
+    let d = case(&[
+        ("empty.yaml", b""),
+        ("empty.json", b""),
+        ("empty.tf", b""),
+        ("dashes.yaml", b"---\n"),
+        ("dashes3.yaml", b"---\n---\n...\n"),
+        ("bom.yaml", b"\xef\xbb\xbf"),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 1, "{:#?}", r.diags);
+    assert!(r.diags.iter().all(|d| d["code"] != "FP000"));
+    r.assert_good_reported();
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_and_links_out_of_the_tree() {
+    let outside = tmp();
+    write(outside.path(), "secret.yaml", GOOD);
+    let d = case(&[]);
+    let link = |target: &Path, name: &str| {
+        if let Err(e) = std::os::unix::fs::symlink(target, d.path().join(name)) {
+            panic!("symlink: {e}");
+        }
+    };
+    link(Path::new("."), "self");
+    link(Path::new("b"), "a.yaml");
+    link(Path::new("a.yaml"), "b");
+    link(outside.path(), "out");
+    link(&outside.path().join("secret.yaml"), "out.yaml");
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 1, "{:#?}", r.diags);
+    assert!(
+        r.diags.iter().all(|d| d["file"] == "good.yaml"),
+        "read outside the tree or through a loop: {:#?}",
+        r.diags
+    );
+    r.assert_good_reported();
+}
+
+#[test]
+fn directories_named_like_files() {
+    let d = case(&[]);
+    for name in ["dir.yaml", "dir.json", "dir.tf"] {
+        if let Err(e) = std::fs::create_dir(d.path().join(name)) {
+            panic!("mkdir: {e}");
+        }
+    }
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 1, "{:#?}", r.diags);
+    r.assert_good_reported();
+}
+
+#[test]
+fn hundred_thousand_profiles() {
+    let mut t = String::from(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: big, region: eu-west-1}\nfargateProfiles:\n",
+    );
+    for i in 0..100_000 {
+        t.push_str(&format!(
+            "- {{name: p{i}, selectors: [{{namespace: n{i}}}]}}\n"
+        ));
+    }
+    let d = case(&[("many.yaml", t.as_bytes())]);
+    let r = check(d.path(), &["--no-config", "--select", "FP000,FP001,FP004"]);
+    assert_eq!(r.code, 2);
+    // The 1001st profile is on line 4 + 1001.
+    r.assert_fp000("many.yaml", 1005, None, "over the limit of 1000");
+    r.assert_good_reported();
+}
+
+#[test]
+fn configured_limits_end_in_fp000() {
+    let big = format!(
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n{}",
+        "  k: v\n".repeat(400)
+    );
+    let d = case(&[
+        ("big.yaml", big.as_bytes()),
+        (
+            "nested.json",
+            br#"{"AWSTemplateFormatVersion": "2010-09-09", "Resources": {"A": {"Type": "AWS::S3::Bucket", "Properties": {"T": [[[[[[1]]]]]]}}}}"#,
+        ),
+        (
+            "fplint.toml",
+            b"[limits]\nmax-file-size = 1000\nmax-depth = 8\n",
+        ),
+    ]);
+    let r = check(d.path(), &[]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000("big.yaml", 1, Some(1), "over the limit of 1000 bytes");
+    r.assert_fp000("nested.json", 1, None, "nesting deeper than 8 levels");
+    r.assert_good_reported();
+}
+
+#[test]
+fn bad_limits_config_is_a_usage_error() {
+    let d = case(&[("fplint.toml", b"[limits]\nmax-depth = -1\n")]);
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "."])
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .output();
+    let Ok(out) = out else {
+        panic!("cannot run fplint")
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("between 1 and 1000"));
+}
+
+#[test]
+fn terraform_work_is_bounded() {
+    let d = case(&[
+        (
+            "tf/range.tf",
+            b"locals {\n  many = range(1e9)\n}\nresource \"aws_eks_cluster\" \"a\" {\n  name = \"c${length(local.many)}\"\n  role_arn = \"r\"\n}\n",
+        ),
+        (
+            "copies/main.tf",
+            b"locals {\n  big = join(\"\", [for i in range(10000) : \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"])\n  copies = [for i in range(10000) : local.big]\n}\nresource \"aws_eks_cluster\" \"a\" {\n  name = \"c${length(local.copies)}\"\n  role_arn = \"r\"\n}\n",
+        ),
+        (
+            "self/main.tf",
+            b"module \"again\" {\n  source = \"./\"\n}\n",
+        ),
+        (
+            "escape/main.tf",
+            b"locals {\n  x = yamldecode(file(\"../../../../../../etc/passwd\"))\n}\n",
+        ),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000("tf/range.tf", 2, Some(10), "more than 10000 elements");
+    r.assert_fp000("copies/main.tf", 3, None, "evaluation stopped after");
+    r.assert_fp000("self/main.tf", 1, Some(1), "nest deeper than 4 levels");
+    assert!(r.fp000("escape/main.tf").is_empty());
+    r.assert_good_reported();
+}
+
+#[test]
+fn a_panic_on_one_file_is_reported_and_the_rest_still_linted() {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let d = case(&[("boom.yaml", b"apiVersion: v1\nkind: ConfigMap\n")]);
+    let r = check_env(
+        d.path(),
+        &["--no-config"],
+        &[("FPLINT_DEBUG_PANIC_ON", "boom.yaml")],
+    );
+    assert_eq!(r.code, 2);
+    let found = r.fp000("boom.yaml");
+    assert!(
+        found
+            .iter()
+            .any(|(_, _, m)| m.contains("internal error while reading `boom.yaml`")),
+        "{found:?}"
+    );
+    assert!(r
+        .diags
+        .iter()
+        .any(|d| d["code"] == "FP001" && d["file"] == "good.yaml"));
+}
