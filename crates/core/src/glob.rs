@@ -1,7 +1,14 @@
 //! Fargate selector patterns: `*` matches any run of characters, `?` one.
 
+/// Pattern length times text length beyond which matching is literal: the
+/// work is quadratic, and real namespaces and labels are at most 63 characters.
+pub const MAX_WORK: usize = 1 << 20;
+
 /// Whether `pattern` matches the whole of `text`.
 pub fn matches(pattern: &str, text: &str) -> bool {
+    if pattern.len().saturating_mul(text.len()) > MAX_WORK {
+        return pattern == text;
+    }
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0usize, 0usize);

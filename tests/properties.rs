@@ -1,0 +1,200 @@
+//! Properties: YAML spans always slice the source at char boundaries, the
+//! Fargate wildcard matchers agree with naive references, and the rules
+//! never panic on arbitrary cluster models (built through the eksctl
+//! frontend from generated documents).
+
+use fplint_cli::lint::{lint_bytes, Options};
+use fplint_core::glob;
+use fplint_core::placement::patterns_intersect;
+use fplint_core::source::FileId;
+use fplint_core::tree::{yaml, Limits, Node, NodeKind};
+use proptest::prelude::*;
+
+fn spans_ok(text: &str, n: &Node) -> bool {
+    let r = n.span.range();
+    let ok = r.start <= r.end
+        && r.end <= text.len()
+        && text.is_char_boundary(r.start)
+        && text.is_char_boundary(r.end);
+    ok && match &n.kind {
+        NodeKind::Scalar(..) => true,
+        NodeKind::Seq(items) => items.iter().all(|i| spans_ok(text, i)),
+        NodeKind::Map(entries) => entries
+            .iter()
+            .all(|e| spans_ok(text, &e.key) && spans_ok(text, &e.value)),
+    }
+}
+
+/// YAML-ish text: structure characters, multi-byte letters, tags, anchors.
+fn yamlish() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "a", "é", "日本", "🚀", ": ", "- ", "\n", "  ", "[", "]", "{", "}", ", ", "#", "&x ", "*x",
+        "!Ref ", "'q'", "\"d\"", "|\n", ">\n", "---\n", "<<: ", "\t", "?", "\u{feff}",
+    ]);
+    prop::collection::vec(pieces, 0..80).prop_map(|v| v.concat())
+}
+
+/// Naive wildcard match by recursion.
+fn naive_match(p: &[char], t: &[char]) -> bool {
+    match (p.first(), t.first()) {
+        (None, None) => true,
+        (Some('*'), _) => naive_match(&p[1..], t) || (!t.is_empty() && naive_match(p, &t[1..])),
+        (Some('?'), Some(_)) => naive_match(&p[1..], &t[1..]),
+        (Some(a), Some(b)) if a == b => naive_match(&p[1..], &t[1..]),
+        _ => false,
+    }
+}
+
+fn pattern() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(vec!['a', 'b', '*', '?']), 0..5)
+        .prop_map(|v| v.into_iter().collect())
+}
+
+/// Every string over {a, b, c} up to `len` characters.
+fn words(len: usize) -> Vec<String> {
+    let mut all = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..len {
+        let next: Vec<String> = last
+            .iter()
+            .flat_map(|w| ['a', 'b', 'c'].map(|c| format!("{w}{c}")))
+            .collect();
+        all.extend(next.iter().cloned());
+        last = next;
+    }
+    all
+}
+
+fn label() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "app",
+        "k8s-app",
+        "eks.amazonaws.com/component",
+        "",
+        "*",
+        "a?",
+        "coredns",
+        "kube-dns",
+        "\"\"",
+        "null",
+        "~",
+        "[x]",
+        "{a: b}",
+        "é",
+    ])
+    .prop_map(str::to_string)
+}
+
+fn namespace() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "kube-system",
+        "default",
+        "*",
+        "kube-*",
+        "app?",
+        "",
+        "null",
+        "\"\"",
+        "[a, b]",
+        "{x: y}",
+        "karpenter",
+        "!Ref Ns",
+    ])
+    .prop_map(str::to_string)
+}
+
+/// An eksctl ClusterConfig with arbitrary profiles, selectors and labels,
+/// including empty, null, wildcard and wrongly-typed values.
+fn eksctl_doc() -> impl Strategy<Value = String> {
+    let sel = (namespace(), prop::collection::vec((label(), label()), 0..4));
+    let profile = (
+        prop::sample::select(vec!["fp-a", "fp-b", "fp-a", "", "null", "[x]"]),
+        prop::collection::vec(sel, 0..4),
+        any::<bool>(),
+    );
+    (
+        prop::collection::vec(profile, 0..6),
+        prop::sample::select(vec!["", "managedNodeGroups:\n  - name: ng\n", "nodeGroups: []\n"]),
+    )
+        .prop_map(|(profiles, nodes)| {
+            let mut t = String::from(
+                "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c\n  region: eu-west-1\n",
+            );
+            t.push_str(nodes);
+            t.push_str("fargateProfiles:\n");
+            for (name, sels, with_sels) in profiles {
+                t.push_str(&format!("  - name: {name}\n"));
+                if !with_sels {
+                    continue;
+                }
+                t.push_str("    selectors:\n");
+                for (ns, labels) in sels {
+                    t.push_str(&format!("      - namespace: {ns}\n"));
+                    if !labels.is_empty() {
+                        t.push_str("        labels:\n");
+                        for (k, v) in labels {
+                            let k = if k.is_empty() { "\"\"".to_string() } else { k };
+                            t.push_str(&format!("          {k}: {v}\n"));
+                        }
+                    }
+                }
+            }
+            t
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn yaml_spans_slice_at_char_boundaries(text in yamlish()) {
+        let parsed = yaml::parse(&text, FileId(0), Limits::default());
+        for d in &parsed.documents {
+            prop_assert!(spans_ok(&text, d), "bad span in {text:?}");
+        }
+        for d in &parsed.duplicates {
+            prop_assert!(text.is_char_boundary(d.first.start as usize));
+            prop_assert!(text.is_char_boundary(d.second.end as usize));
+        }
+        if let Some(e) = &parsed.error {
+            prop_assert!(e.span.end as usize <= text.len());
+        }
+    }
+
+    #[test]
+    fn yaml_spans_on_any_text(text in any::<String>()) {
+        let parsed = yaml::parse(&text, FileId(0), Limits::default());
+        for d in &parsed.documents {
+            prop_assert!(spans_ok(&text, d));
+        }
+    }
+
+    #[test]
+    fn selector_matching_agrees_with_naive(p in pattern(), t in "[abc]{0,6}") {
+        let pc: Vec<char> = p.chars().collect();
+        let tc: Vec<char> = t.chars().collect();
+        prop_assert_eq!(glob::matches(&p, &t), naive_match(&pc, &tc), "{} vs {}", p, t);
+    }
+
+    #[test]
+    fn pattern_intersection_agrees_with_brute_force(a in pattern(), b in pattern()) {
+        // A common match, if any, needs no more characters than both
+        // patterns have together.
+        let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let naive = words(a.len() + b.len()).iter().any(|w| {
+            let wc: Vec<char> = w.chars().collect();
+            naive_match(&ac, &wc) && naive_match(&bc, &wc)
+        });
+        prop_assert_eq!(patterns_intersect(&a, &b), naive, "{} vs {}", a, b);
+    }
+
+    #[test]
+    fn rules_never_panic_on_arbitrary_models(doc in eksctl_doc()) {
+        let out = lint_bytes("cluster.yaml", doc.as_bytes(), &Options::default());
+        for d in &out.diagnostics {
+            prop_assert!(!d.message.contains("internal error"), "{}", d.message);
+            let f = out.sources.get(d.span.file);
+            prop_assert!(f.is_some_and(|f| d.span.end as usize <= f.text.len()));
+        }
+    }
+}
