@@ -18,10 +18,7 @@ pub fn workloads_of<'a>(
     project: &'a Project,
     cluster: &'a Cluster,
 ) -> impl Iterator<Item = &'a Workload> {
-    project
-        .workloads
-        .iter()
-        .filter(move |w| w.cluster_key.as_deref() == Some(cluster.key.as_str()))
+    project.workloads_for(&cluster.key)
 }
 
 /// Where a workload's pods go.
