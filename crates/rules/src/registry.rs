@@ -134,6 +134,15 @@ pub static REGISTRY: &[RuleInfo] = &[
         rule: Some(&rules::fp016_fargate_selector_invalid::FargateSelectorInvalid),
     },
     RuleInfo {
+        code: "FP017",
+        name: "pod-identity-on-fargate",
+        default_severity: Severity::Error,
+        summary: "An EKS Pod Identity association for pods that run on Fargate, where Pod Identity does not work",
+        formats: &[Eksctl, Cfn, Tf],
+        doc: include_str!("../../../rules/FP017.md"),
+        rule: Some(&rules::fp017_pod_identity_on_fargate::PodIdentityOnFargate),
+    },
+    RuleInfo {
         code: "FP018",
         name: "fargate-profile-pin-annotation",
         default_severity: Severity::Warning,

@@ -9,4 +9,5 @@ pub mod fp013_karpenter_startup_taint_race;
 pub mod fp014_fargate_unsupported_pod_spec;
 pub mod fp015_fargate_pod_size;
 pub mod fp016_fargate_selector_invalid;
+pub mod fp017_pod_identity_on_fargate;
 pub mod fp018_fargate_profile_pin_annotation;
