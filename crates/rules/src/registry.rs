@@ -96,6 +96,15 @@ pub static REGISTRY: &[RuleInfo] = &[
         rule: Some(&rules::fp011_workload_without_capacity::WorkloadWithoutCapacity),
     },
     RuleInfo {
+        code: "FP012",
+        name: "installed-before-fargate-profile",
+        default_severity: Severity::Warning,
+        summary: "A workload or CoreDNS add-on may be created before the Fargate profile that runs its pods",
+        formats: &[Cfn, Tf],
+        doc: include_str!("../../../rules/FP012.md"),
+        rule: Some(&rules::fp012_installed_before_fargate_profile::InstalledBeforeFargateProfile),
+    },
+    RuleInfo {
         code: "FP013",
         name: "karpenter-startup-taint-race",
         default_severity: Severity::Warning,

@@ -5,6 +5,7 @@ pub mod fp004_fargate_quota_exceeded;
 pub mod fp005_coredns_without_capacity;
 pub mod fp010_fargate_profile_overlap;
 pub mod fp011_workload_without_capacity;
+pub mod fp012_installed_before_fargate_profile;
 pub mod fp013_karpenter_startup_taint_race;
 pub mod fp014_fargate_unsupported_pod_spec;
 pub mod fp015_fargate_pod_size;
