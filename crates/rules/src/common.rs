@@ -285,6 +285,41 @@ pub fn tolerates(t: &Value) -> Known<bool> {
     Known::Known(ok)
 }
 
+/// Charts whose pods are Deployments in the release's namespace: a release of
+/// one of them on a Fargate-only cluster has pods that need a profile. Other
+/// charts may install only CRDs, only DaemonSets (which make no pods without
+/// nodes) or pods in another namespace, so they are not judged.
+pub const DEPLOYMENT_CHARTS: &[&str] = &[
+    "aws-load-balancer-controller",
+    "cert-manager",
+    "external-dns",
+    "karpenter",
+    "keda",
+    "metrics-server",
+];
+
+/// The namespace a release's pods run in, when the chart is known to run
+/// Deployments there and the values do not override it.
+pub fn release_pod_namespace(rel: &HelmRelease) -> Option<&str> {
+    let chart = rel.chart_name()?;
+    if !DEPLOYMENT_CHARTS.contains(&chart) {
+        return None;
+    }
+    if let Some(values) = rel.values.known() {
+        if values.get("namespaceOverride").is_some() || values.get("namespace").is_some() {
+            return None;
+        }
+    }
+    rel.namespace.known().map(String::as_str)
+}
+
+/// A release's name for messages.
+pub fn release_name(rel: &HelmRelease) -> &str {
+    rel.name
+        .known()
+        .map_or(rel.loc.path.as_str(), String::as_str)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
