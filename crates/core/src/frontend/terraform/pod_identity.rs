@@ -4,7 +4,8 @@
 //! The sub-module's inputs default to `create_pod_identity_association =
 //! true` (v21; `false` in v20, where the input first appeared), `namespace =
 //! "kube-system"` and `service_account = "karpenter"`. Its defaults count only
-//! when the pinned `version` certainly is v21 or later.
+//! when the pinned `version` (or a git source's `?ref=`) certainly is v21
+//! or later.
 
 use super::eval::{self, span_of};
 use super::{located_str, Builder, Ctx};
@@ -68,14 +69,17 @@ pub fn read_karpenter(
     let none = Vec::new();
     let source = ctx.eval_attr(&block.body, "source", file, &none);
     let source = source.as_ref().and_then(eval::scalar_text);
-    if source.as_deref().map(str::trim) != Some(KARPENTER_SOURCE) {
+    let Some(git_ref) = source.as_deref().and_then(karpenter_source) else {
         return;
-    }
+    };
     let version = ctx.eval_attr(&block.body, "version", file, &none);
-    let v21 = version
-        .as_ref()
-        .and_then(eval::scalar_text)
-        .is_some_and(|v| at_least_v21(&v));
+    let v21 = match git_ref {
+        Some(r) => at_least_v21(&r),
+        None => version
+            .as_ref()
+            .and_then(eval::scalar_text)
+            .is_some_and(|v| at_least_v21(&v)),
+    };
     let addr = format!("{prefix}module.{name}");
     let header = header_span(ctx, block, file);
     let Known::Known(insts) = ctx.instances(block, file) else {
@@ -116,6 +120,29 @@ pub fn read_karpenter(
             cluster_key,
         });
     }
+}
+
+/// Whether a module source is the Karpenter sub-module: `Some(None)` from
+/// the registry (the version is in `version`), `Some(Some(ref))` from git,
+/// where `?ref=` pins the version (`Some(Some(""))` without one).
+fn karpenter_source(source: &str) -> Option<Option<String>> {
+    let s = source.trim();
+    if s == KARPENTER_SOURCE {
+        return Some(None);
+    }
+    let (path, query) = s.split_once('?').unwrap_or((s, ""));
+    let (repo, sub) = path.rsplit_once("//")?;
+    let repo = repo.trim_end_matches(".git");
+    if sub.trim_end_matches('/') != "modules/karpenter"
+        || !repo.ends_with("terraform-aws-modules/terraform-aws-eks")
+    {
+        return None;
+    }
+    let git_ref = query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("ref="))
+        .unwrap_or("");
+    Some(Some(git_ref.to_string()))
 }
 
 fn boolean(v: &Value) -> Known<bool> {
@@ -164,6 +191,32 @@ fn header_span(ctx: &Ctx<'_, '_>, block: &Block, file: FileId) -> Span {
 #[cfg(test)]
 mod tests {
     use super::at_least_v21;
+
+    #[test]
+    fn karpenter_sources() {
+        use super::karpenter_source;
+        assert_eq!(
+            karpenter_source("terraform-aws-modules/eks/aws//modules/karpenter"),
+            Some(None)
+        );
+        assert_eq!(
+            karpenter_source(
+                "git::https://github.com/terraform-aws-modules/terraform-aws-eks.git//modules/karpenter?ref=v21.3.1"
+            ),
+            Some(Some("v21.3.1".to_string()))
+        );
+        assert_eq!(
+            karpenter_source(
+                "github.com/terraform-aws-modules/terraform-aws-eks//modules/karpenter"
+            ),
+            Some(Some(String::new()))
+        );
+        assert_eq!(
+            karpenter_source("terraform-aws-modules/eks/aws//modules/fargate-profile"),
+            None
+        );
+        assert_eq!(karpenter_source("../../modules/karpenter"), None);
+    }
 
     #[test]
     fn version_constraints() {
