@@ -402,6 +402,19 @@ fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base:
                 .or_else(|| only.clone())
         })
         .collect();
+    let identity_keys: Vec<Option<String>> = project
+        .pod_identities
+        .iter()
+        .map(|a| {
+            a.cluster_key
+                .clone()
+                .or_else(|| by_path(a.loc.span))
+                .or_else(|| only.clone())
+        })
+        .collect();
+    for (a, k) in project.pod_identities.iter_mut().zip(identity_keys) {
+        a.cluster_key = k;
+    }
     for (w, k) in project.workloads.iter_mut().zip(workload_keys) {
         w.cluster_key = k;
     }

@@ -115,6 +115,8 @@ pub struct Project {
     /// Workloads from manifests and IaC, for any cluster.
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// EKS Pod Identity associations, for any cluster.
+    pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     /// Files the user named, and files read only for context (the sibling
     /// `.tf` files of a named one, local modules): findings located only in
     /// context files are not reported.
