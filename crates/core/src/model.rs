@@ -266,7 +266,15 @@ impl Cluster {
 
     /// A name for messages: the known name, or the grouping key.
     pub fn display_name(&self) -> &str {
-        self.name.known().map_or(self.key.as_str(), String::as_str)
+        match self.name.known() {
+            Some(n) => n,
+            // Terraform keys are `terraform:<folder>:<address>`; the folder is
+            // already in the finding's file name.
+            None => match self.key.strip_prefix("terraform:") {
+                Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
+                None => &self.key,
+            },
+        }
     }
 }
 
