@@ -584,7 +584,7 @@ impl Builder {
                 }
             }
         }
-        self.graph.add_nodes(&blocks, prefix, &kinds, &decls, &env);
+        self.graph.add_nodes(&blocks, prefix, &kinds, &decls);
 
         // Clusters first, so profiles in any file find theirs.
         let defines_cluster = |b: &Block, f: FileId| match (b.ident.as_str(), label(b, 0)) {
