@@ -230,6 +230,33 @@ fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String,
     vars
 }
 
+/// A `provider` block, or a `terraform` block with a backend or cloud: a root module.
+fn configures_provider(module: &ModuleSrc<'_>) -> bool {
+    module.files.iter().any(|pf| {
+        pf.body.iter().any(|s| match s {
+            Structure::Block(b) => {
+                b.ident.as_str() == "provider"
+                    || (b.ident.as_str() == "terraform"
+                        && b.body.iter().any(|s| {
+                            matches!(s, Structure::Block(x)
+                                if matches!(x.ident.as_str(), "backend" | "cloud"))
+                        }))
+            }
+            Structure::Attribute(_) => false,
+        })
+    })
+}
+
+fn is_empty_value(v: &Value) -> bool {
+    match &v.kind {
+        ValueKind::Null => true,
+        ValueKind::String(s) => s.is_empty(),
+        ValueKind::List(i) => i.is_empty(),
+        ValueKind::Map(e) => e.is_empty(),
+        _ => false,
+    }
+}
+
 /// Where a module's variables come from.
 enum Inputs {
     Root(HashMap<String, Value>),
@@ -526,6 +553,10 @@ impl Builder {
         for pf in &module.files {
             env.files.borrow_mut().insert(pf.file.id, pf.file.clone());
         }
+        // A folder that configures no provider is a module meant to be called:
+        // its empty defaults ("", [], {}, null) mean "the caller sets this",
+        // so read alone they are unknown rather than empty.
+        let library = matches!(inputs, Inputs::Root(_)) && !configures_provider(module);
         let mut vars = HashMap::new();
         let mut names: Vec<&String> = decls.variables.keys().collect();
         names.sort();
@@ -537,6 +568,9 @@ impl Builder {
                 let val = env
                     .eval(d, *file, &Vec::new())
                     .unwrap_or_else(|_| Value::unknown(span_of(*file, d.span())));
+                if library && is_empty_value(&val) {
+                    continue;
+                }
                 vars.insert(name.clone(), val);
             }
         }

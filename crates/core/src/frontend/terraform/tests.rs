@@ -798,3 +798,26 @@ fn eks_module_inputs_across_versions() {
     let ct = cfg.get("computeType").unwrap();
     assert_eq!(slice(&sources, ct), "\"fargate\"");
 }
+
+#[test]
+fn empty_defaults_of_a_module_meant_to_be_called_are_unknown() {
+    let module = "variable \"cluster_name\" { default = \"\" }\nvariable \"selectors\" { default = [] }\nresource \"aws_eks_fargate_profile\" \"this\" {\n  cluster_name = var.cluster_name\n  dynamic \"selector\" {\n    for_each = var.selectors\n    content { namespace = selector.value.namespace }\n  }\n}\n";
+    let (out, _, _) = load(&[("main.tf", module)]);
+    assert_eq!(
+        out.clusters[0].fargate_profiles[0]
+            .selectors
+            .known()
+            .map(Vec::len),
+        None
+    );
+    // With a provider configured the folder is a root module: defaults hold.
+    let root = format!("provider \"aws\" {{}}\n{module}");
+    let (out, _, _) = load(&[("main.tf", &root)]);
+    assert_eq!(
+        out.clusters[0].fargate_profiles[0]
+            .selectors
+            .known()
+            .map(Vec::len),
+        Some(0)
+    );
+}
