@@ -33,6 +33,7 @@ const EKS: &str = r#"module "eks" {
   cluster_name = "demo"
   fargate_profiles = {
     karpenter = { selectors = [{ namespace = "karpenter" }] }
+    spare     = { selectors = [{ namespace = "karpenter" }] }
   }
 }
 "#;
@@ -52,10 +53,14 @@ fn a_named_file_is_read_with_its_siblings_and_reported_alone() {
     };
     write(d.path(), "infra/eks.tf", EKS);
     write(d.path(), "infra/karpenter.tf", KARPENTER);
-    // The whole folder: FP002 (karpenter.tf) and FP005 (eks.tf, no kube-system profile).
+    // The whole folder: FP002 (karpenter.tf) and FP010 (eks.tf, two profiles
+    // select `karpenter`).
     let all = concise(&["infra"], d.path());
     assert!(all.contains("infra/karpenter.tf:1:1: FP002"), "{all}");
-    assert!(all.contains("infra/eks.tf:"), "{all}");
+    assert!(
+        all.contains("infra/eks.tf:") && all.contains("FP010"),
+        "{all}"
+    );
     // karpenter.tf alone still sees the module in eks.tf, but reports only itself.
     let one = concise(&["infra/karpenter.tf"], d.path());
     assert!(one.contains("infra/karpenter.tf:1:1: FP002"), "{one}");

@@ -211,6 +211,28 @@ impl Cluster {
         }
     }
 
+    /// Whether Karpenter provisions EC2 nodes for the cluster: eksctl's
+    /// `karpenter` block, or a Helm release of the `karpenter` chart. Unknown
+    /// when a release's chart cannot be read.
+    pub fn karpenter(&self) -> Known<bool> {
+        if self.karpenter_version.is_some() {
+            return Known::Known(true);
+        }
+        let mut unknown = false;
+        for r in &self.helm_releases {
+            match r.chart_name() {
+                Some("karpenter") => return Known::Known(true),
+                Some(_) => {}
+                None => unknown = true,
+            }
+        }
+        if unknown {
+            Known::Unknown
+        } else {
+            Known::Known(false)
+        }
+    }
+
     /// A name for messages: the known name, or the grouping key.
     pub fn display_name(&self) -> &str {
         self.name.known().map_or(self.key.as_str(), String::as_str)

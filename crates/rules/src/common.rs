@@ -4,10 +4,13 @@ use fplint_core::model::{Cluster, FargateProfile, Known, Project};
 use fplint_core::placement::{self, Placement};
 use fplint_core::workload::Workload;
 
-/// A cluster that runs only on Fargate: no EC2 capacity is declared and it
-/// has at least one profile (a cluster with neither has its compute elsewhere).
+/// A cluster that runs only on Fargate: no EC2 capacity is declared, no
+/// Karpenter provisions nodes, and it has at least one profile (a cluster with
+/// none has its compute elsewhere).
 pub fn fargate_only(cluster: &Cluster) -> bool {
-    cluster.fargate_only() == Known::Known(true) && !cluster.fargate_profiles.is_empty()
+    cluster.fargate_only() == Known::Known(true)
+        && cluster.karpenter() == Known::Known(false)
+        && !cluster.fargate_profiles.is_empty()
 }
 
 /// The workloads that run on `cluster`.

@@ -64,7 +64,7 @@ impl Rule for CorednsSelectorLabels {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for cluster in &ctx.project.clusters {
             if cluster.provisioner == Provisioner::Eksctl
-                && cluster.fargate_only() == Known::Known(true)
+                && crate::common::fargate_only(cluster)
                 && !cluster.profiles_incomplete
             {
                 check_cluster(cluster, out);

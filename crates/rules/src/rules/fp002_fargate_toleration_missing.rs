@@ -25,7 +25,14 @@ impl Rule for FargateTolerationMissing {
             if cluster.fargate_only() != Known::Known(true) {
                 continue;
             }
+            // Nodes Karpenter provisions can take other releases' pods, but
+            // not Karpenter's own: it has to run before it makes any node.
+            let karpenter = cluster.karpenter();
             for rel in &cluster.helm_releases {
+                let own = rel.chart_name() == Some("karpenter");
+                if !own && karpenter != Known::Known(false) {
+                    continue;
+                }
                 if let Some(d) = check_release(ctx, cluster, rel) {
                     out.push(d);
                 }
