@@ -12,6 +12,7 @@ mod helm;
 mod iam;
 mod manifests;
 mod network;
+mod pod_identity;
 mod resources;
 mod text;
 
@@ -573,6 +574,7 @@ pub(crate) struct Builder {
     pub modules_loaded: usize,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     /// Files of local modules, read for context only.
     pub context_files: Vec<FileId>,
     /// The module folder as shown to the user: keys of clusters whose name
@@ -744,6 +746,12 @@ impl Builder {
                 }
                 ("resource", Some(t), Some(n)) if t.starts_with("kubernetes_") => {
                     manifests::read_typed(self, &ctx, b, *file, t, n, prefix);
+                }
+                ("resource", Some("aws_eks_pod_identity_association"), Some(n)) => {
+                    pod_identity::read(self, &ctx, b, *file, n, prefix);
+                }
+                ("module", Some(n), _) => {
+                    pod_identity::read_karpenter(self, &ctx, b, *file, n, prefix);
                 }
                 _ => {}
             }
@@ -949,11 +957,19 @@ impl Builder {
                 for a in &mut self.aws_auth {
                     a.cluster_key = Some(c.key.clone());
                 }
+                for a in self
+                    .pod_identities
+                    .iter_mut()
+                    .filter(|a| a.cluster_key.is_none())
+                {
+                    a.cluster_key = Some(c.key.clone());
+                }
             }
         }
         out.workloads = self.workloads;
         out.context_files.append(&mut self.context_files);
         out.aws_auth = self.aws_auth;
+        out.pod_identities = self.pod_identities;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }
