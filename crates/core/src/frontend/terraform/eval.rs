@@ -74,6 +74,8 @@ pub struct Env<'a> {
     pub limits: crate::tree::Limits,
     /// The first hard limit evaluation ran into, reported as FP000.
     pub limit_hit: RefCell<Option<(Option<Span>, String)>>,
+    /// Object keys renamed for the parser (a repeated key), by file and offset.
+    pub renamed: HashMap<(FileId, u32), String>,
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
@@ -104,6 +106,7 @@ impl<'a> Env<'a> {
             files: RefCell::new(HashMap::new()),
             limits: crate::tree::Limits::default(),
             limit_hit: RefCell::new(None),
+            renamed: HashMap::new(),
         }
     }
 
@@ -203,6 +206,17 @@ impl<'a> Env<'a> {
                             }
                         }
                     };
+                    // A repeated key, renamed for the parser: the last one wins.
+                    let name = kspan
+                        .and_then(|k| {
+                            let at = if matches!(k_is_quoted(k, self), Some(true)) {
+                                k.start + 1
+                            } else {
+                                k.start
+                            };
+                            self.renamed.get(&(file, at)).cloned()
+                        })
+                        .unwrap_or(name);
                     let value = self.eval(val.expr(), file, scope)?;
                     match index.get(&name) {
                         Some(&i) => entries[i] = (MapKey { name, span: kspan }, value),
@@ -721,6 +735,12 @@ impl<'a> Env<'a> {
             Ok(v(ValueKind::List(list), span))
         }
     }
+}
+
+/// Whether the key written at `k` starts with a quote.
+fn k_is_quoted(k: Span, env: &Env<'_>) -> Option<bool> {
+    let f = env.file(k.file)?;
+    Some(f.slice(k).starts_with('"'))
 }
 
 /// The text of a string, number or bool, as Terraform converts it.
