@@ -467,3 +467,61 @@ fn a_panic_on_one_file_is_reported_and_the_rest_still_linted() {
         .iter()
         .any(|d| d["code"] == "FP001" && d["file"] == "good.yaml"));
 }
+
+#[test]
+fn nested_anchors_count_against_the_alias_budget() {
+    // Each anchored level keeps a copy of everything below it: 100 levels
+    // over 20,000 items would copy 2 million nodes without a single alias.
+    let mut t = String::new();
+    for i in 0..100 {
+        t.push_str(&format!("&a{i} ["));
+    }
+    t.push_str(&vec!["x"; 20_000].join(", "));
+    t.push_str(&"]".repeat(100));
+    let parsed = fplint_core::tree::yaml::parse(
+        &t,
+        fplint_core::FileId(0),
+        fplint_core::tree::Limits::default(),
+    );
+    let err = parsed.error.map(|e| e.message).unwrap_or_default();
+    assert!(err.contains("alias expansion exceeds"), "{err}");
+}
+
+#[test]
+fn merge_keys_of_large_maps_stay_linear() {
+    let mut t = String::from("base: &b\n");
+    for i in 0..20_000 {
+        t.push_str(&format!("  k{i}: v\n"));
+    }
+    t.push_str("m:\n  <<: *b\n");
+    for i in 0..20_000 {
+        t.push_str(&format!("  j{i}: v\n"));
+    }
+    let start = std::time::Instant::now();
+    let parsed = fplint_core::tree::yaml::parse(
+        &t,
+        fplint_core::FileId(0),
+        fplint_core::tree::Limits::default(),
+    );
+    assert!(parsed.error.is_none());
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn huge_wildcard_namespaces_and_string_amplification() {
+    let long = "x".repeat(200_000);
+    let yaml = format!(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: w, region: eu-west-1}}\nfargateProfiles:\n- name: a\n  selectors: [{{namespace: \"{long}*\"}}]\n- name: b\n  selectors: [{{namespace: \"*{long}\"}}]\n"
+    );
+    let tf = format!(
+        "locals {{\n  s = join(\"\", [for i in range(5000) : \"xxxxxxxxxx\"])\n  r = replace(local.s, \"x\", \"{}\")\n}}\nresource \"aws_eks_cluster\" \"a\" {{\n  name = \"c${{length(local.r)}}\"\n  role_arn = \"r\"\n}}\n",
+        "y".repeat(1000)
+    );
+    let d = case(&[
+        ("wide.yaml", yaml.as_bytes()),
+        ("amp/main.tf", tf.as_bytes()),
+    ]);
+    let r = check(d.path(), &["--no-config"]);
+    assert!(r.code == 1 || r.code == 2, "exit {}", r.code);
+    r.assert_good_reported();
+}
