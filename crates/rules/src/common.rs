@@ -79,3 +79,19 @@ pub fn workload_name(w: &Workload) -> String {
         w.name.known().map_or("?", String::as_str)
     )
 }
+
+/// An IAM role ARN (`arn:aws:iam::111122223333:role/team/pods/NAME`) as its
+/// path (`/team/pods/`, `/` when none) and its name.
+pub fn role_arn_parts(arn: &str) -> Option<(String, &str)> {
+    let (_, rest) = arn.split_once(":role/")?;
+    match rest.rsplit_once('/') {
+        Some((path, name)) => Some((format!("/{path}/"), name)),
+        None => Some(("/".to_string(), rest)),
+    }
+}
+
+/// A cluster that certainly does not map Fargate roles through access entries:
+/// its authentication mode is `CONFIG_MAP`.
+pub fn config_map_only(cluster: &Cluster) -> bool {
+    cluster.authentication_mode.known().map(String::as_str) == Some("CONFIG_MAP")
+}
