@@ -89,9 +89,3 @@ pub fn role_arn_parts(arn: &str) -> Option<(String, &str)> {
         None => Some(("/".to_string(), rest)),
     }
 }
-
-/// A cluster that certainly does not map Fargate roles through access entries:
-/// its authentication mode is `CONFIG_MAP`.
-pub fn config_map_only(cluster: &Cluster) -> bool {
-    cluster.authentication_mode.known().map(String::as_str) == Some("CONFIG_MAP")
-}

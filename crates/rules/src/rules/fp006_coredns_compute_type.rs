@@ -32,9 +32,10 @@ impl Rule for CorednsComputeType {
                         "no configuration values".to_string(),
                     ),
                     Some(cfg) => {
-                        let Some(v) = cfg.known() else { continue };
+                        let Some(v) = cfg.known().filter(|v| !v.is_unknown()) else {
+                            continue;
+                        };
                         match v.get("computeType") {
-                            _ if v.is_unknown() => continue,
                             None => (&cfg.loc, cfg.loc.span, "no `computeType`".to_string()),
                             Some(ct) => match &ct.kind {
                                 ValueKind::Unknown => continue,

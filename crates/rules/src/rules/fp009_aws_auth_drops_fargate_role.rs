@@ -10,7 +10,7 @@
 //! checked: with access entries (`API_AND_CONFIG_MAP`, `API`) EKS gives the
 //! role an access entry instead.
 
-use crate::common::{config_map_only, profile_label, role_arn_parts};
+use crate::common::{profile_label, role_arn_parts};
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Known};
 use fplint_core::workload::RoleMapping;
@@ -102,6 +102,12 @@ fn same(p: &Who<'_>, m: &Who<'_>) -> Known<bool> {
         (Some(x), Some(y)) if one_role(x) && one_role(y) => Known::Known(false),
         _ => Known::Unknown,
     }
+}
+
+/// A cluster that certainly does not map Fargate roles through access
+/// entries: its authentication mode is `CONFIG_MAP`.
+fn config_map_only(cluster: &Cluster) -> bool {
+    cluster.authentication_mode.known().map(String::as_str) == Some("CONFIG_MAP")
 }
 
 /// The Fargate groups a mapping lacks; unknown when its groups are.
