@@ -79,13 +79,3 @@ pub fn workload_name(w: &Workload) -> String {
         w.name.known().map_or("?", String::as_str)
     )
 }
-
-/// An IAM role ARN (`arn:aws:iam::111122223333:role/team/pods/NAME`) as its
-/// path (`/team/pods/`, `/` when none) and its name.
-pub fn role_arn_parts(arn: &str) -> Option<(String, &str)> {
-    let (_, rest) = arn.split_once(":role/")?;
-    match rest.rsplit_once('/') {
-        Some((path, name)) => Some((format!("/{path}/"), name)),
-        None => Some(("/".to_string(), rest)),
-    }
-}

@@ -8,7 +8,7 @@
 //! with an IAM path is a warning: EKS maps it in `aws-auth` with the path,
 //! which the IAM authenticator does not match.
 
-use crate::common::{profile_label, role_arn_parts};
+use crate::common::profile_label;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, ExecutionRole, Loc, Project};
 use fplint_core::{Diagnostic, Severity};
@@ -17,6 +17,16 @@ pub struct PodExecutionRoleIncomplete;
 
 pub const POLICY: &str = "AmazonEKSFargatePodExecutionRolePolicy";
 const SERVICE: &str = "eks-fargate-pods.amazonaws.com";
+
+/// An IAM role ARN (`arn:aws:iam::111122223333:role/team/pods/NAME`) as its
+/// path (`/team/pods/`, `/` when none) and its name.
+pub fn role_arn_parts(arn: &str) -> Option<(String, &str)> {
+    let (_, rest) = arn.split_once(":role/")?;
+    match rest.rsplit_once('/') {
+        Some((path, name)) => Some((format!("/{path}/"), name)),
+        None => Some(("/".to_string(), rest)),
+    }
+}
 
 fn role_label(role: &ExecutionRole) -> &str {
     role.name.as_ref().and_then(|n| n.known()).map_or_else(

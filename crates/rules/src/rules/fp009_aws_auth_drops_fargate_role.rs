@@ -10,7 +10,8 @@
 //! checked: with access entries (`API_AND_CONFIG_MAP`, `API`) EKS gives the
 //! role an access entry instead.
 
-use crate::common::{profile_label, role_arn_parts};
+use super::fp008_pod_execution_role_incomplete::role_arn_parts;
+use crate::common::profile_label;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Known};
 use fplint_core::workload::RoleMapping;
