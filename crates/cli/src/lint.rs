@@ -232,7 +232,13 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
         diagnostics.extend(unused);
     }
     // Terraform reads sibling .tf files for context; report only what is in named files.
-    diagnostics.retain(|d| !project.is_context_only(d.span.file));
+    let given: std::collections::HashSet<_> = project.given_files.iter().collect();
+    let context_only: std::collections::HashSet<_> = project
+        .context_files
+        .iter()
+        .filter(|f| !given.contains(f))
+        .collect();
+    diagnostics.retain(|d| !context_only.contains(&d.span.file));
     diagnostics.retain(|d| !per_file.ignored(d, &sources));
     for d in &mut diagnostics {
         if let Some(s) = cfg.severity.get(d.code) {
@@ -396,6 +402,19 @@ fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base:
                 .or_else(|| only.clone())
         })
         .collect();
+    let identity_keys: Vec<Option<String>> = project
+        .pod_identities
+        .iter()
+        .map(|a| {
+            a.cluster_key
+                .clone()
+                .or_else(|| by_path(a.loc.span))
+                .or_else(|| only.clone())
+        })
+        .collect();
+    for (a, k) in project.pod_identities.iter_mut().zip(identity_keys) {
+        a.cluster_key = k;
+    }
     for (w, k) in project.workloads.iter_mut().zip(workload_keys) {
         w.cluster_key = k;
     }

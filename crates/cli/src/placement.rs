@@ -2,7 +2,7 @@
 //! billed size. Unknowns are shown as unknown, never guessed.
 
 use crate::lint::Loaded;
-use fplint_core::model::{Cluster, Known};
+use fplint_core::model::{Cluster, HelmRelease, Known};
 use fplint_core::placement::{self, billed_size, pod_request, PIN_LABEL};
 use fplint_core::workload::{Workload, WorkloadKind};
 use serde::Serialize;
@@ -129,6 +129,51 @@ fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
     }
 }
 
+/// A Helm release: its namespace is known, its pods' labels and requests
+/// are not (the chart is not rendered), so only a label-less selector places it.
+fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
+    let file = loaded.sources.get(rel.loc.span.file);
+    let line = file
+        .as_ref()
+        .map_or(1, |f| f.line_col(rel.loc.span.start as usize).line);
+    let namespace = rel.namespace.known().cloned();
+    let placed = placement::place(cluster, namespace.as_deref(), None);
+    let matched: Vec<String> = placed
+        .matched_profiles()
+        .into_iter()
+        .map(|p| profile_name(cluster, p))
+        .collect();
+    let chosen = match placed.chosen {
+        Known::Known(Some(p)) => Some(profile_name(cluster, p)),
+        Known::Known(None) => Some(String::new()),
+        Known::Unknown => None,
+    };
+    let mut notes = vec!["Helm release: pod labels and requests are not known".to_string()];
+    if chosen.as_deref() == Some("") {
+        notes.push("no Fargate profile selects the release's namespace".into());
+    }
+    if matched.len() > 1 {
+        notes.push("several profiles match: Fargate uses the one whose name sorts first".into());
+    }
+    Row {
+        workload: format!(
+            "HelmRelease/{}",
+            rel.name.known().map_or("?", String::as_str)
+        ),
+        file: file.map(|f| f.path.clone()).unwrap_or_default(),
+        line,
+        namespace,
+        labels: None,
+        matched,
+        chosen,
+        requested_vcpu: None,
+        requested_memory_gb: None,
+        billed_vcpu: None,
+        billed_memory_gb: None,
+        notes,
+    }
+}
+
 pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
     loaded
         .project
@@ -143,6 +188,7 @@ pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
                 .iter()
                 .filter(|w| w.cluster_key.as_deref() == Some(c.key.as_str()))
                 .map(|w| row(loaded, c, w))
+                .chain(c.helm_releases.iter().map(|r| release_row(loaded, c, r)))
                 .collect(),
         })
         .collect()

@@ -115,14 +115,45 @@ pub struct Project {
     /// Workloads from manifests and IaC, for any cluster.
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// EKS Pod Identity associations, for any cluster.
+    pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     /// Files the user named, and files read only for context (the sibling
     /// `.tf` files of a named one, local modules): findings located only in
     /// context files are not reported.
     pub given_files: Vec<crate::source::FileId>,
     pub context_files: Vec<crate::source::FileId>,
+    /// Workloads by cluster key, built on first use.
+    pub workload_index: WorkloadIndex,
 }
 
+/// Workload indices by cluster key, built on first use (after the run has
+/// assigned clusters) so rules do not scan every workload for every cluster.
+#[derive(Clone, Debug, Default)]
+pub struct WorkloadIndex(std::sync::OnceLock<std::collections::HashMap<String, Vec<usize>>>);
+
 impl Project {
+    /// The workloads that run on the cluster with this key.
+    pub fn workloads_for<'a>(
+        &'a self,
+        key: &str,
+    ) -> impl Iterator<Item = &'a crate::workload::Workload> + 'a {
+        let index = self.workload_index.0.get_or_init(|| {
+            let mut m: std::collections::HashMap<String, Vec<usize>> =
+                std::collections::HashMap::new();
+            for (i, w) in self.workloads.iter().enumerate() {
+                if let Some(k) = &w.cluster_key {
+                    m.entry(k.clone()).or_default().push(i);
+                }
+            }
+            m
+        });
+        index
+            .get(key)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|&i| self.workloads.get(i))
+    }
+
     /// Whether a file was read only for context, never named by the user.
     pub fn is_context_only(&self, file: crate::source::FileId) -> bool {
         self.context_files.contains(&file) && !self.given_files.contains(&file)
@@ -240,7 +271,15 @@ impl Cluster {
 
     /// A name for messages: the known name, or the grouping key.
     pub fn display_name(&self) -> &str {
-        self.name.known().map_or(self.key.as_str(), String::as_str)
+        match self.name.known() {
+            Some(n) => n,
+            // Terraform keys are `terraform:<folder>:<address>`; the folder is
+            // already in the finding's file name.
+            None => match self.key.strip_prefix("terraform:") {
+                Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
+                None => &self.key,
+            },
+        }
     }
 }
 

@@ -24,6 +24,8 @@ pub enum LoadError {
 pub struct Sources {
     files: RwLock<Vec<Arc<SourceFile>>>,
     by_path: Mutex<HashMap<PathBuf, FileId>>,
+    /// Canonical forms of folders, as reached.
+    dirs: Mutex<HashMap<PathBuf, PathBuf>>,
     /// Canonical roots that reads must stay under; empty means no confinement.
     roots: Vec<PathBuf>,
     pub max_file_size: u64,
@@ -47,6 +49,7 @@ impl Sources {
         Sources {
             files: RwLock::new(Vec::new()),
             by_path: Mutex::new(HashMap::new()),
+            dirs: Mutex::new(HashMap::new()),
             roots,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
         }
@@ -69,7 +72,7 @@ impl Sources {
     /// `display` is the path as the user reached it, `/`-separated.
     pub fn load(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
         let display = display_path(path);
-        let canonical = path.canonicalize().map_err(|e| LoadError::Io {
+        let canonical = self.canonical(path).map_err(|e| LoadError::Io {
             path: display.clone(),
             reason: e.to_string(),
         })?;
@@ -120,6 +123,36 @@ impl Sources {
         let f = self.add_text(display, text);
         paths.insert(canonical, f.id);
         Ok(f)
+    }
+
+    /// `canonicalize` costs a `readlink` per path component; a folder's
+    /// canonical form is computed once and reused for its regular files.
+    fn canonical(&self, path: &Path) -> std::io::Result<PathBuf> {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return path.canonicalize();
+        };
+        if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+            return path.canonicalize();
+        }
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let cached = self.lock_dirs().get(parent).cloned();
+        let dir = match cached {
+            Some(d) => d,
+            None => {
+                let d = parent.canonicalize()?;
+                self.lock_dirs().insert(parent.to_path_buf(), d.clone());
+                d
+            }
+        };
+        Ok(dir.join(name))
+    }
+
+    fn lock_dirs(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, PathBuf>> {
+        self.dirs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock_paths(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FileId>> {

@@ -273,3 +273,16 @@ pub struct RoleMapping {
     pub groups: Known<Vec<String>>,
     pub loc: Loc,
 }
+
+/// An EKS Pod Identity association: pods of `namespace` running under
+/// `service_account` get their AWS credentials from the Pod Identity agent.
+#[derive(Clone, Debug)]
+pub struct PodIdentityAssociation {
+    pub namespace: Located<String>,
+    pub service_account: Located<String>,
+    /// The association as a whole (its list entry or resource header).
+    pub loc: Loc,
+    /// The cluster it belongs to, by [`crate::model::Cluster::key`], when the
+    /// declaring code says; otherwise assigned by the linter's run.
+    pub cluster_key: Option<String>,
+}

@@ -132,6 +132,15 @@ pub static REGISTRY: &[RuleInfo] = &[
         rule: Some(&rules::fp011_workload_without_capacity::WorkloadWithoutCapacity),
     },
     RuleInfo {
+        code: "FP012",
+        name: "installed-before-fargate-profile",
+        default_severity: Severity::Warning,
+        summary: "A workload or CoreDNS add-on may be created before the Fargate profile that runs its pods",
+        formats: &[Cfn, Tf],
+        doc: include_str!("../../../rules/FP012.md"),
+        rule: Some(&rules::fp012_installed_before_fargate_profile::InstalledBeforeFargateProfile),
+    },
+    RuleInfo {
         code: "FP013",
         name: "karpenter-startup-taint-race",
         default_severity: Severity::Warning,
@@ -168,6 +177,15 @@ pub static REGISTRY: &[RuleInfo] = &[
         formats: &[Eksctl, Cfn, Tf],
         doc: include_str!("../../../rules/FP016.md"),
         rule: Some(&rules::fp016_fargate_selector_invalid::FargateSelectorInvalid),
+    },
+    RuleInfo {
+        code: "FP017",
+        name: "pod-identity-on-fargate",
+        default_severity: Severity::Error,
+        summary: "An EKS Pod Identity association for pods that run on Fargate, where Pod Identity does not work",
+        formats: &[Eksctl, Cfn, Tf],
+        doc: include_str!("../../../rules/FP017.md"),
+        rule: Some(&rules::fp017_pod_identity_on_fargate::PodIdentityOnFargate),
     },
     RuleInfo {
         code: "FP018",

@@ -12,6 +12,7 @@ use crate::model::{
 use crate::source::SourceFile;
 use crate::tree::{Node, NodeKind};
 use crate::value::Value;
+use crate::workload::PodIdentityAssociation;
 use std::collections::HashMap;
 
 pub fn recognise(doc: &Node) -> bool {
@@ -123,7 +124,43 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
             None => cluster.profiles_incomplete = true,
         },
     }
+    read_pod_identities(doc, &cluster.key, out);
     out.clusters.push(cluster);
+}
+
+/// `iam.podIdentityAssociations` and each add-on's `podIdentityAssociations`.
+/// An add-on entry without `namespace` leaves it to the add-on: unknown.
+fn read_pod_identities(doc: &Node, key: &str, out: &mut UnitOutput) {
+    let mut lists: Vec<(String, &Node)> = Vec::new();
+    if let Some(n) = doc
+        .get("iam")
+        .and_then(|i| i.get("podIdentityAssociations"))
+    {
+        lists.push(("iam.podIdentityAssociations".to_string(), n));
+    }
+    if let Some(addons) = doc.get("addons").and_then(Node::as_seq) {
+        for (i, a) in addons.iter().enumerate() {
+            if let Some(n) = a.get("podIdentityAssociations") {
+                lists.push((format!("addons[{i}].podIdentityAssociations"), n));
+            }
+        }
+    }
+    for (base, list) in lists {
+        let Some(items) = list.as_seq() else { continue };
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("{base}[{i}]");
+            let get = |k: &str| match item.get(k) {
+                Some(n) if !n.is_null() => located(n, &join(&path, k)),
+                _ => Located::new(Known::Unknown, loc(item, &path)),
+            };
+            out.pod_identities.push(PodIdentityAssociation {
+                namespace: get("namespace"),
+                service_account: get("serviceAccountName"),
+                loc: loc(item, &path),
+                cluster_key: Some(key.to_string()),
+            });
+        }
+    }
 }
 
 fn read_node_groups(doc: &Node, cluster: &mut Cluster) {

@@ -42,6 +42,7 @@ pub struct UnitOutput {
     pub formats: Vec<Format>,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     /// Suppressions declared in the data itself (CloudFormation `Metadata`).
     pub suppressions: Vec<Suppression>,
     /// See [`Project::given_files`]: the unit's named files and the files it
@@ -86,6 +87,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.clusters.append(&mut unit.clusters);
     project.workloads.append(&mut unit.workloads);
     project.aws_auth.append(&mut unit.aws_auth);
+    project.pod_identities.append(&mut unit.pod_identities);
     project.given_files.append(&mut unit.given_files);
     project.context_files.append(&mut unit.context_files);
     unit.diagnostics

@@ -3,10 +3,15 @@
 //! Fargate runs each pod in its own micro-VM and refuses what needs a shared
 //! host: DaemonSets, `hostNetwork`, `hostPort`, privileged containers,
 //! `hostPath` volumes, GPUs, and arm64 (Fargate for EKS is x86_64 only).
+//! For Helm releases, whose pod specs are not rendered: the KEDA chart's
+//! `operator`/`metricsServer`/`webhooks.useHostNetwork: true`, when a
+//! selector without labels sends the release's namespace to Fargate.
 
-use crate::common::{on_fargate, profile_name, workload_name, workloads_of};
+use crate::common::{on_fargate, profile_name, release_name, workload_name, workloads_of};
 use crate::{Context, Rule};
-use fplint_core::model::Loc;
+use fplint_core::model::{Known, Loc};
+use fplint_core::placement;
+use fplint_core::value::ValueKind;
 use fplint_core::workload::{Container, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
@@ -28,6 +33,58 @@ impl Rule for FargateUnsupportedPodSpec {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         const MOVE: &str = "run it on EC2 nodes (a node group or Karpenter) and keep its namespace out of the Fargate selectors";
         for cluster in &ctx.project.clusters {
+            for rel in &cluster.helm_releases {
+                if rel.chart_name() != Some("keda") {
+                    continue;
+                }
+                let (Some(ns), Some(values)) = (rel.namespace.known(), rel.values.known()) else {
+                    continue;
+                };
+                let Known::Known(Some(p)) = placement::place(cluster, Some(ns), None).chosen else {
+                    continue;
+                };
+                let profile = profile_name(ctx.project, cluster, p);
+                let name = format!("Helm release `{}`", release_name(rel));
+                for comp in ["operator", "metricsServer", "webhooks"] {
+                    let Some(v) = values.get(comp).and_then(|c| c.get("useHostNetwork")) else {
+                        continue;
+                    };
+                    let on = match &v.kind {
+                        ValueKind::Bool(b) => *b,
+                        ValueKind::String(s) => s == "true",
+                        _ => false,
+                    };
+                    if !on {
+                        continue;
+                    }
+                    // Values read from a file are reported at the `values` entry.
+                    let at = match v.span {
+                        Some(s) if s.file == rel.loc.span.file => s,
+                        Some(s) => rel
+                            .value_sources
+                            .iter()
+                            .find(|src| src.origin.is_some_and(|o| o.file == s.file))
+                            .map_or(rel.loc.span, |src| src.loc.span),
+                        None => rel.loc.span,
+                    };
+                    let loc =
+                        Loc::new(at, format!("{}.values.{comp}.useHostNetwork", rel.loc.path));
+                    let mut d = finding(
+                        "hostNetwork",
+                        &loc,
+                        &name,
+                        profile,
+                        &format!("set `{comp}.useHostNetwork: false` (the chart's default), or run KEDA on EC2 nodes"),
+                    );
+                    if let Some(s) = v.span.filter(|s| s.file != rel.loc.span.file) {
+                        d = d.with_related(
+                            s,
+                            format!("`{comp}.useHostNetwork: true` in the values file"),
+                        );
+                    }
+                    out.push(d);
+                }
+            }
             for w in workloads_of(ctx.project, cluster) {
                 let Some(p) = on_fargate(cluster, w) else {
                     continue;

@@ -20,6 +20,7 @@ use crate::model::{
 };
 use crate::source::{SourceFile, Span};
 use crate::tree::{Node, NodeKind};
+use crate::workload::PodIdentityAssociation;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use template::{ClusterId, Template};
@@ -121,6 +122,7 @@ const PROFILE: &str = "AWS::EKS::FargateProfile";
 const CDK_PROFILE: &str = "Custom::AWSCDK-EKS-FargateProfile";
 const NODEGROUP: &str = "AWS::EKS::Nodegroup";
 const ADDON: &str = "AWS::EKS::Addon";
+const POD_IDENTITY: &str = "AWS::EKS::PodIdentityAssociation";
 
 const MAX_CONDITIONAL_PROFILES: usize = 64;
 
@@ -138,7 +140,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let has_eks = t.resources.iter().any(|r| {
         matches!(
             r.ty,
-            CLUSTER | CDK_CLUSTER | PROFILE | CDK_PROFILE | NODEGROUP | ADDON
+            CLUSTER | CDK_CLUSTER | PROFILE | CDK_PROFILE | NODEGROUP | ADDON | POD_IDENTITY
         )
     });
     if !has_eks {
@@ -351,8 +353,29 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         }
     }
 
+    for r in t.resources.iter().filter(|r| r.ty == POD_IDENTITY) {
+        out.pod_identities.push(read_pod_identity(t, r));
+    }
+
     out.clusters.append(&mut clusters);
     out.graph = Some(graph);
+}
+
+/// `AWS::EKS::PodIdentityAssociation`: its cluster by the same identity as
+/// profiles use, so that both meet on [`Cluster::key`].
+fn read_pod_identity(t: &Template<'_>, r: &template::Resource<'_>) -> PodIdentityAssociation {
+    let path = format!("Resources.{}", r.id);
+    let whole = Loc::new(r.key.span, path.clone());
+    let prop = |k: &str| match t.present(r.prop(k)) {
+        Some(n) => located(t, n, format!("{path}.Properties.{k}")),
+        None => Located::new(Known::Unknown, whole.clone()),
+    };
+    PodIdentityAssociation {
+        namespace: prop("Namespace"),
+        service_account: prop("ServiceAccount"),
+        loc: whole.clone(),
+        cluster_key: r.prop("ClusterName").map(|n| t.cluster_of(n).key),
+    }
 }
 
 /// EKS Auto Mode (`ComputeConfig.Enabled: true`) runs EC2 nodes for the cluster.

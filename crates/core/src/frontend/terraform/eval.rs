@@ -71,6 +71,8 @@ pub struct Env<'a> {
     pub dir: PathBuf,
     pub files: RefCell<HashMap<FileId, Arc<SourceFile>>>,
     pub limits: crate::tree::Limits,
+    /// Object keys renamed for the parser (a repeated key), by file and offset.
+    pub renamed: HashMap<(FileId, u32), String>,
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
@@ -100,6 +102,7 @@ impl<'a> Env<'a> {
             dir,
             files: RefCell::new(HashMap::new()),
             limits: crate::tree::Limits::default(),
+            renamed: HashMap::new(),
         }
     }
 
@@ -162,6 +165,17 @@ impl<'a> Env<'a> {
                             }
                         }
                     };
+                    // A repeated key, renamed for the parser: the last one wins.
+                    let name = kspan
+                        .and_then(|k| {
+                            let at = if matches!(k_is_quoted(k, self), Some(true)) {
+                                k.start + 1
+                            } else {
+                                k.start
+                            };
+                            self.renamed.get(&(file, at)).cloned()
+                        })
+                        .unwrap_or(name);
                     let value = self.eval(val.expr(), file, scope)?;
                     match index.get(&name) {
                         Some(&i) => entries[i] = (MapKey { name, span: kspan }, value),
@@ -665,6 +679,12 @@ impl<'a> Env<'a> {
             Ok(v(ValueKind::List(list), span))
         }
     }
+}
+
+/// Whether the key written at `k` starts with a quote.
+fn k_is_quoted(k: Span, env: &Env<'_>) -> Option<bool> {
+    let f = env.file(k.file)?;
+    Some(f.slice(k).starts_with('"'))
 }
 
 /// The text of a string, number or bool, as Terraform converts it.

@@ -4,7 +4,7 @@
 //! `module.eks.cluster_name` does not, `depends_on = [module.eks]` does).
 
 use super::eks_module::Kind;
-use super::eval::{span_of, Decls, Env};
+use super::eval::{span_of, Decls};
 use super::label;
 use crate::model::{DependencyGraph, Loc};
 use crate::source::FileId;
@@ -179,7 +179,6 @@ impl GraphBuilder {
         prefix: &str,
         kinds: &HashMap<String, Kind>,
         decls: &Decls<'_>,
-        _env: &Env<'_>,
     ) {
         let mut owners: Vec<(Vec<u32>, &Block)> = Vec::new();
         for (b, file) in blocks {

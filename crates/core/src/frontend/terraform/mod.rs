@@ -13,6 +13,7 @@ mod helm;
 mod iam;
 mod manifests;
 mod network;
+mod pod_identity;
 mod resources;
 mod text;
 
@@ -137,6 +138,8 @@ fn sibling_files(dir: &Path, sources: &Sources) -> Vec<Arc<SourceFile>> {
 struct ParsedFile {
     file: Arc<SourceFile>,
     body: Body,
+    /// Repeated object keys renamed for the parser: (offset, real name).
+    renames: Vec<(usize, String)>,
 }
 
 struct ModuleSrc<'p> {
@@ -144,13 +147,91 @@ struct ModuleSrc<'p> {
     files: Vec<ParsedFile>,
 }
 
+/// Parse a file as Terraform does. HCL lets an object constructor repeat a
+/// key (the last one wins) but hcl-edit rejects it: each repeated key is
+/// renamed in a copy of the text, with the same length so that spans hold,
+/// and the evaluator reads it under its own name.
+fn parse_lenient(text: &str) -> Result<(Body, Vec<(usize, String)>), hcl_edit::parser::Error> {
+    let mut renames: Vec<(usize, String)> = Vec::new();
+    let mut cur: Option<String> = None;
+    let mut attempts = 0usize;
+    loop {
+        let err = match hcl_edit::parser::parse_body(cur.as_deref().unwrap_or(text)) {
+            Ok(body) => return Ok((body, renames)),
+            Err(e) => e,
+        };
+        attempts += 1;
+        // Each retry parses the whole text again: bounded in bytes as well.
+        let max_attempts = ((256usize << 20) / text.len().max(1)).min(512);
+        if !err.message().contains("redefined object key") || attempts > max_attempts {
+            return Err(err);
+        }
+        let work = cur.get_or_insert_with(|| text.to_string());
+        let off = err.location().offset();
+        let Some((start, name)) = rename_key(work, off, attempts) else {
+            return Err(err);
+        };
+        // Renamed twice (the first fresh name clashed): keep the real name.
+        match renames.iter().position(|(o, _)| *o == start) {
+            Some(_) => {}
+            None => renames.push((start, name)),
+        }
+    }
+}
+
+/// Replace the object key at `off` by a fresh name of the same length; returns
+/// where the name starts and what it was.
+fn rename_key(text: &mut String, off: usize, n: usize) -> Option<(usize, String)> {
+    let rest = text.get(off..)?;
+    let (start, len) = if let Some(inner) = rest.strip_prefix('"') {
+        let end = inner.find('"')?;
+        (off + 1, end)
+    } else {
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        (off, len)
+    };
+    if len == 0 {
+        return None;
+    }
+    let original = text.get(start..start + len)?.to_string();
+    if !original.is_ascii() {
+        return None;
+    }
+    // Names of the same length: a letter then base-36 digits. One not in the
+    // text is best; short ones may collide with a sibling key, which the
+    // parser reports again and the caller renames once more.
+    const DIGITS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let candidate = |mut c: usize| -> String {
+        let mut name = vec![b'a' + (c % 26) as u8];
+        c /= 26;
+        while name.len() < len {
+            name.push(DIGITS[c % 36]);
+            c /= 36;
+        }
+        String::from_utf8(name).unwrap_or_default()
+    };
+    let base = n * 7919 + 1;
+    let fresh = (0..2000)
+        .map(|k| candidate(base + k))
+        .find(|f| f != &original && !text.contains(f.as_str()))
+        .unwrap_or_else(|| candidate(base + n));
+    if fresh == original {
+        return None;
+    }
+    text.replace_range(start..start + len, &fresh);
+    Some((start, original))
+}
+
 fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<ParsedFile> {
     let mut out = Vec::new();
     for f in files {
-        match hcl_edit::parser::parse_body(&f.text) {
-            Ok(body) => out.push(ParsedFile {
+        match parse_lenient(&f.text) {
+            Ok((body, renames)) => out.push(ParsedFile {
                 file: f.clone(),
                 body,
+                renames,
             }),
             Err(e) => {
                 let off = f.clamp(e.location().offset());
@@ -229,6 +310,33 @@ fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String,
         }
     }
     vars
+}
+
+/// A `provider` block, or a `terraform` block with a backend or cloud: a root module.
+fn configures_provider(module: &ModuleSrc<'_>) -> bool {
+    module.files.iter().any(|pf| {
+        pf.body.iter().any(|s| match s {
+            Structure::Block(b) => {
+                b.ident.as_str() == "provider"
+                    || (b.ident.as_str() == "terraform"
+                        && b.body.iter().any(|s| {
+                            matches!(s, Structure::Block(x)
+                                if matches!(x.ident.as_str(), "backend" | "cloud"))
+                        }))
+            }
+            Structure::Attribute(_) => false,
+        })
+    })
+}
+
+fn is_empty_value(v: &Value) -> bool {
+    match &v.kind {
+        ValueKind::Null => true,
+        ValueKind::String(s) => s.is_empty(),
+        ValueKind::List(i) => i.is_empty(),
+        ValueKind::Map(e) => e.is_empty(),
+        _ => false,
+    }
 }
 
 /// Where a module's variables come from.
@@ -467,6 +575,7 @@ pub(crate) struct Builder {
     pub modules_loaded: usize,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     /// Files of local modules, read for context only.
     pub context_files: Vec<FileId>,
     /// The module folder as shown to the user: keys of clusters whose name
@@ -526,7 +635,14 @@ impl Builder {
         env.limits = limits;
         for pf in &module.files {
             env.files.borrow_mut().insert(pf.file.id, pf.file.clone());
+            for (off, name) in &pf.renames {
+                env.renamed.insert((pf.file.id, *off as u32), name.clone());
+            }
         }
+        // A folder that configures no provider is a module meant to be called:
+        // its empty defaults ("", [], {}, null) mean "the caller sets this",
+        // so read alone they are unknown rather than empty.
+        let library = matches!(inputs, Inputs::Root(_)) && !configures_provider(module);
         let mut vars = HashMap::new();
         let mut names: Vec<&String> = decls.variables.keys().collect();
         names.sort();
@@ -538,6 +654,9 @@ impl Builder {
                 let val = env
                     .eval(d, *file, &Vec::new())
                     .unwrap_or_else(|_| Value::unknown(span_of(*file, d.span())));
+                if library && is_empty_value(&val) {
+                    continue;
+                }
                 vars.insert(name.clone(), val);
             }
         }
@@ -585,7 +704,7 @@ impl Builder {
                 }
             }
         }
-        self.graph.add_nodes(&blocks, prefix, &kinds, &decls, &env);
+        self.graph.add_nodes(&blocks, prefix, &kinds, &decls);
 
         // Clusters first, so profiles in any file find theirs.
         let defines_cluster = |b: &Block, f: FileId| match (b.ident.as_str(), label(b, 0)) {
@@ -628,6 +747,12 @@ impl Builder {
                 }
                 ("resource", Some(t), Some(n)) if t.starts_with("kubernetes_") => {
                     manifests::read_typed(self, &ctx, b, *file, t, n, prefix);
+                }
+                ("resource", Some("aws_eks_pod_identity_association"), Some(n)) => {
+                    pod_identity::read(self, &ctx, b, *file, n, prefix);
+                }
+                ("module", Some(n), _) => {
+                    pod_identity::read_karpenter(self, &ctx, b, *file, n, prefix);
                 }
                 _ => {}
             }
@@ -833,11 +958,19 @@ impl Builder {
                 for a in &mut self.aws_auth {
                     a.cluster_key = Some(c.key.clone());
                 }
+                for a in self
+                    .pod_identities
+                    .iter_mut()
+                    .filter(|a| a.cluster_key.is_none())
+                {
+                    a.cluster_key = Some(c.key.clone());
+                }
             }
         }
         out.workloads = self.workloads;
         out.context_files.append(&mut self.context_files);
         out.aws_auth = self.aws_auth;
+        out.pod_identities = self.pod_identities;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }

@@ -798,3 +798,55 @@ fn eks_module_inputs_across_versions() {
     let ct = cfg.get("computeType").unwrap();
     assert_eq!(slice(&sources, ct), "\"fargate\"");
 }
+
+#[test]
+fn empty_defaults_of_a_module_meant_to_be_called_are_unknown() {
+    let module = "variable \"cluster_name\" { default = \"\" }\nvariable \"selectors\" { default = [] }\nresource \"aws_eks_fargate_profile\" \"this\" {\n  cluster_name = var.cluster_name\n  dynamic \"selector\" {\n    for_each = var.selectors\n    content { namespace = selector.value.namespace }\n  }\n}\n";
+    let (out, _, _) = load(&[("main.tf", module)]);
+    assert_eq!(
+        out.clusters[0].fargate_profiles[0]
+            .selectors
+            .known()
+            .map(Vec::len),
+        None
+    );
+    // With a provider configured the folder is a root module: defaults hold.
+    let root = format!("provider \"aws\" {{}}\n{module}");
+    let (out, _, _) = load(&[("main.tf", &root)]);
+    assert_eq!(
+        out.clusters[0].fargate_profiles[0]
+            .selectors
+            .known()
+            .map(Vec::len),
+        Some(0)
+    );
+}
+
+#[test]
+fn repeated_object_keys_parse_and_the_last_wins() {
+    let tf = "locals {\n  ng = {\n    min_size = 2\n    \"max\" = 1\n    min_size = 4\n    \"max\" = 5\n  }\n}\nresource \"aws_eks_cluster\" \"c\" { name = \"c-${local.ng.min_size}-${local.ng.max}\" }\n";
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    assert_eq!(
+        out.clusters[0].name.known().map(String::as_str),
+        Some("c-4-5")
+    );
+    // Repeated attributes of a block stay an error, as in Terraform.
+    let (out, _, _) = load(&[("main.tf", "resource \"a\" \"b\" {\n  x = 1\n  x = 2\n}\n")]);
+    assert_eq!(out.diagnostics[0].code, "FP000");
+}
+
+#[test]
+fn many_short_repeated_keys_terminate() {
+    let mut tf = String::from("locals {\n  o = {\n");
+    for i in 0..300 {
+        tf.push_str(&format!("    a = {i}\n    b = {i}\n"));
+    }
+    tf.push_str("  }\n}\nresource \"aws_eks_cluster\" \"c\" { name = \"c-${local.o.a}\" }\n");
+    let (out, _, _) = load(&[("main.tf", &tf)]);
+    // Either read (the last `a` wins) or reported, never stuck.
+    match out.clusters.first() {
+        Some(c) => assert_eq!(c.name.known().map(String::as_str), Some("c-299")),
+        None => assert_eq!(out.diagnostics[0].code, "FP000"),
+    }
+}
