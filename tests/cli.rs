@@ -503,3 +503,17 @@ fn placement_table() {
     assert_eq!(rows[1]["billed_vcpu"], 1.0);
     assert_eq!(rows[1]["billed_memory_gb"], 8.0);
 }
+
+/// Every output format on the examples, snapshotted.
+#[test]
+fn every_format_on_the_examples() {
+    let examples = common::repo().join("examples");
+    for format in ["json", "sarif", "github", "concise"] {
+        let o = fplint(
+            &["check", "--no-config", "--format", format, "."],
+            &examples,
+        );
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        insta::assert_snapshot!(format!("examples_{format}"), stdout(&o));
+    }
+}

@@ -10,7 +10,11 @@ use serde::Serialize;
 #[derive(Serialize)]
 pub struct ClusterTable {
     pub cluster: String,
+    /// Where the cluster is defined (`file:line`).
+    pub defined_at: String,
+    /// Whether EC2 capacity exists: node groups, or nodes Karpenter makes.
     pub fargate_only: Option<bool>,
+    pub karpenter: Option<bool>,
     pub rows: Vec<Row>,
 }
 
@@ -181,7 +185,13 @@ pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
         .iter()
         .map(|c| ClusterTable {
             cluster: c.display_name().to_string(),
+            defined_at: loaded
+                .sources
+                .get(c.loc.span.file)
+                .map(|f| format!("{}:{}", f.path, f.line_col(c.loc.span.start as usize).line))
+                .unwrap_or_default(),
             fargate_only: c.fargate_only().known().copied(),
+            karpenter: c.karpenter().known().copied(),
             rows: loaded
                 .project
                 .workloads
@@ -201,12 +211,16 @@ fn num(v: Option<f64>) -> String {
 pub fn render_text(tables: &[ClusterTable]) -> String {
     let mut out = String::new();
     for t in tables {
-        let kind = match t.fargate_only {
-            Some(true) => "Fargate only",
-            Some(false) => "Fargate and EC2",
-            None => "capacity unknown",
+        let kind = match (t.fargate_only, t.karpenter) {
+            (_, Some(true)) => "Fargate and Karpenter nodes",
+            (Some(true), Some(false)) => "Fargate only",
+            (Some(false), _) => "Fargate and EC2",
+            _ => "capacity unknown",
         };
-        out.push_str(&format!("cluster {} ({kind})\n", t.cluster));
+        out.push_str(&format!(
+            "cluster {} ({kind}), {}\n",
+            t.cluster, t.defined_at
+        ));
         if t.rows.is_empty() {
             out.push_str("  no workloads found for this cluster\n\n");
             continue;

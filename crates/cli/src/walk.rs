@@ -55,46 +55,41 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
             continue;
         }
         let root = arg.canonicalize().unwrap_or_else(|_| arg.clone());
-        let walker = ignore::WalkBuilder::new(arg)
+        let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        ignore::WalkBuilder::new(arg)
             .hidden(true)
             .git_ignore(true)
             .git_global(false)
             .git_exclude(true)
             .require_git(false)
             .follow_links(false)
-            .sort_by_file_path(|a, b| a.cmp(b))
-            .build();
-        for entry in walker {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    out.errors.push(e.to_string());
-                    continue;
-                }
-            };
-            let Some(ft) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if ft.is_symlink() {
-                // Follow a link to a file only when it stays inside the tree.
-                match path.canonicalize() {
-                    Ok(target) if target.starts_with(&root) && target.is_file() => {}
-                    _ => continue,
-                }
-            } else if !ft.is_file() {
-                continue;
-            }
-            if !is_lintable_name(path) || excluded(path) {
-                continue;
-            }
-            out.files.push(Candidate {
-                path: strip_dot(path),
-                explicit: false,
+            .build_parallel()
+            .run(|| {
+                Box::new(|entry| {
+                    let keep = match entry {
+                        Ok(e) => accept(&e, &root, &excluded).map(Ok),
+                        Err(e) => Some(Err(e.to_string())),
+                    };
+                    if let Some(item) = keep {
+                        let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                        match item {
+                            Ok(path) => f.0.push(Candidate {
+                                path,
+                                explicit: false,
+                            }),
+                            Err(msg) => f.1.push(msg),
+                        }
+                    }
+                    ignore::WalkState::Continue
+                })
             });
-        }
+        let (files, errors) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        out.files.extend(files);
+        out.errors.extend(errors);
     }
+    // The parallel walker finds files in any order.
     out.files.sort();
+    out.errors.sort();
     out.files.dedup_by(|a, b| {
         if a.path == b.path {
             b.explicit |= a.explicit;
@@ -104,6 +99,29 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
         }
     });
     out
+}
+
+/// The path of a walked entry fplint reads, if it is one.
+fn accept(
+    entry: &ignore::DirEntry,
+    root: &Path,
+    excluded: &dyn Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    let ft = entry.file_type()?;
+    let path = entry.path();
+    if ft.is_symlink() {
+        // Follow a link to a file only when it stays inside the tree.
+        match path.canonicalize() {
+            Ok(target) if target.starts_with(root) && target.is_file() => {}
+            _ => return None,
+        }
+    } else if !ft.is_file() {
+        return None;
+    }
+    if !is_lintable_name(path) || excluded(path) {
+        return None;
+    }
+    Some(strip_dot(path))
 }
 
 /// `./a/b.yaml` → `a/b.yaml`, as users and the JSON contract expect.

@@ -210,6 +210,10 @@ pub struct Cluster {
     pub helm_releases: Vec<HelmRelease>,
     /// Pod execution roles defined in the linted code, with the profiles using them.
     pub execution_roles: Vec<ExecutionRole>,
+    /// How the cluster authenticates IAM principals (`CONFIG_MAP`, `API`,
+    /// `API_AND_CONFIG_MAP`): as written, or the default of the tool that
+    /// creates it; unknown when neither can be told.
+    pub authentication_mode: Known<String>,
 }
 
 impl Cluster {
@@ -230,6 +234,7 @@ impl Cluster {
             karpenter_version: None,
             helm_releases: Vec::new(),
             execution_roles: Vec::new(),
+            authentication_mode: Known::Unknown,
         }
     }
 
@@ -385,6 +390,11 @@ pub struct FargateProfile {
     pub selectors_loc: Loc,
     pub subnets: Known<Vec<SubnetRef>>,
     pub pod_execution_role: Option<Located<String>>,
+    /// What in the code defines the pod execution role when its ARN is only
+    /// known at deployment (`aws_iam_role.fargate`, `module.fargate`, the
+    /// CloudFormation logical id): a profile and an `aws-auth` entry with the
+    /// same reference name the same role.
+    pub role_ref: Option<String>,
     /// The profile's node in its unit's dependency graph.
     pub resource: Option<ResourceRef>,
     /// The deployment engine may create this profile at the same time as

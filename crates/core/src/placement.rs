@@ -340,3 +340,134 @@ pub fn pod_request(pod: &crate::workload::PodTemplate) -> Known<PodRequest> {
         any_set,
     })
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::model::{Known, Label, Loc, Located};
+
+    /// A small deterministic generator, so failures reproduce.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn word(&mut self) -> String {
+            let len = 1 + self.next() % 6;
+            (0..len)
+                .map(|_| (b'a' + (self.next() % 4) as u8) as char)
+                .collect()
+        }
+    }
+
+    /// Turn a concrete value into a pattern that still matches it.
+    fn generalise(rng: &mut Rng, s: &str) -> String {
+        let mut out = String::new();
+        let chars: Vec<char> = s.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            match rng.next() % 5 {
+                0 => {
+                    out.push('?');
+                    i += 1;
+                }
+                1 => {
+                    out.push('*');
+                    i += (rng.next() % 3) as usize;
+                }
+                _ => {
+                    out.push(chars[i]);
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    fn selector(ns: String, labels: Vec<(String, String)>) -> Selector {
+        Selector {
+            loc: Loc::default(),
+            namespace: Located::new(Known::Known(ns), Loc::default()),
+            labels: Known::Known(
+                labels
+                    .into_iter()
+                    .map(|(k, v)| Label {
+                        key: Known::Known(k),
+                        value: Known::Known(v),
+                        loc: Loc::default(),
+                    })
+                    .collect(),
+            ),
+            labels_loc: None,
+        }
+    }
+
+    #[test]
+    fn a_pod_built_to_match_always_matches() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..5_000 {
+            let ns = rng.word();
+            let mut pod: Vec<(String, String)> = (0..rng.next() % 4)
+                .map(|_| (rng.word(), rng.word()))
+                .collect();
+            // A pod has one value per label key.
+            pod.sort();
+            pod.dedup_by(|a, b| a.0 == b.0);
+            // The selector asks for a subset of the pod's labels, generalised.
+            let mut wanted = Vec::new();
+            for (k, v) in &pod {
+                if rng.next() % 2 == 0 {
+                    wanted.push((generalise(&mut rng, k), generalise(&mut rng, v)));
+                }
+            }
+            let sel = selector(generalise(&mut rng, &ns), wanted);
+            let labels: Vec<(&str, &str)> =
+                pod.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            assert_eq!(
+                selector_matches(&sel, &ns, Some(&labels)),
+                Known::Known(true),
+                "{:?} {:?} vs {ns} {labels:?}",
+                sel.namespace.known(),
+                sel.known_labels()
+            );
+            // And a selector that overlaps itself overlaps.
+            assert_eq!(selectors_overlap(&sel, &sel), Known::Known(true));
+        }
+    }
+
+    #[test]
+    fn matching_agrees_with_a_naive_reference() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..5_000 {
+            let base = rng.word();
+            let pat = generalise(&mut rng, &base);
+            let ns = rng.word();
+            let sel = selector(pat.clone(), Vec::new());
+            let naive = naive_match(
+                &pat.chars().collect::<Vec<_>>(),
+                &ns.chars().collect::<Vec<_>>(),
+            );
+            assert_eq!(
+                selector_matches(&sel, &ns, None),
+                Known::Known(naive),
+                "{pat} vs {ns}"
+            );
+        }
+    }
+
+    /// Exponential but obviously right.
+    fn naive_match(p: &[char], t: &[char]) -> bool {
+        match (p.first(), t.first()) {
+            (None, None) => true,
+            (None, Some(_)) => false,
+            (Some('*'), _) => naive_match(&p[1..], t) || (!t.is_empty() && naive_match(p, &t[1..])),
+            (Some('?'), Some(_)) => naive_match(&p[1..], &t[1..]),
+            (Some(c), Some(d)) if c == d => naive_match(&p[1..], &t[1..]),
+            _ => false,
+        }
+    }
+}

@@ -265,6 +265,11 @@ pub struct AwsAuth {
 #[derive(Clone, Debug)]
 pub struct RoleMapping {
     pub role_arn: Known<String>,
+    /// When the ARN is only known at deployment: what in the code defines
+    /// the role (see [`crate::model::FargateProfile::role_ref`]) and its name
+    /// when that is written.
+    pub role_ref: Option<String>,
+    pub role_name: Option<String>,
     pub groups: Known<Vec<String>>,
     pub loc: Loc,
 }

@@ -82,6 +82,14 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
         cluster.region = field(m, "region", "metadata");
         cluster.version = field(m, "version", "metadata");
     }
+    // eksctl's own default (`API_AND_CONFIG_MAP` since access entries) depends
+    // on its version: unknown unless written.
+    if let Some(m) = doc
+        .get("accessConfig")
+        .and_then(|a| field(a, "authenticationMode", "accessConfig"))
+    {
+        cluster.authentication_mode = m.value;
+    }
     if let Some(k) = doc.get("karpenter") {
         cluster.karpenter_version = field(k, "version", "karpenter");
     }
@@ -247,7 +255,8 @@ fn strip_spans(v: &mut Value) {
 
 /// Subnet ids listed under `vpc.subnets.public` / `.private`, with their entry.
 fn subnet_visibility(doc: &Node) -> HashMap<String, (SubnetVisibility, Loc)> {
-    let mut map = HashMap::new();
+    let mut map: HashMap<String, (SubnetVisibility, Loc)> = HashMap::new();
+    let mut ambiguous = Vec::new();
     let Some(subnets) = doc.get("vpc").and_then(|v| v.get("subnets")) else {
         return map;
     };
@@ -261,11 +270,18 @@ fn subnet_visibility(doc: &Node) -> HashMap<String, (SubnetVisibility, Loc)> {
         for e in entries {
             let az = e.key.scalar().unwrap_or_default();
             let path = format!("vpc.subnets.{key}.{az}");
-            map.insert(az.to_string(), (vis, loc(&e.key, &path)));
-            if let Some(id) = e.value.get("id").and_then(Node::as_str) {
-                map.insert(id.to_string(), (vis, loc(&e.key, &path)));
+            let id = e.value.get("id").and_then(Node::as_str);
+            for name in std::iter::once(az).chain(id) {
+                // A name (an AZ) under both `public` and `private` says nothing.
+                if map.get(name).is_some_and(|(v, _)| *v != vis) {
+                    ambiguous.push(name.to_string());
+                }
+                map.insert(name.to_string(), (vis, loc(&e.key, &path)));
             }
         }
+    }
+    for name in ambiguous {
+        map.remove(&name);
     }
     map
 }
@@ -333,6 +349,7 @@ fn read_profile(
         selectors_loc,
         subnets: subnet_refs,
         pod_execution_role: role,
+        role_ref: None,
         resource: None,
         created_concurrently: false,
     }

@@ -370,6 +370,8 @@ pub fn parse_map_roles(s: &str, at: crate::source::Span, path: &str) -> Known<Ve
                     Some(r) if !is_placeholder(r) => Known::Known(r.to_string()),
                     _ => Known::Unknown,
                 },
+                role_ref: None,
+                role_name: None,
                 groups: match item.get("groups").map(|g| g.as_seq()) {
                     Some(Some(gs)) => gs
                         .iter()

@@ -8,6 +8,7 @@
 //! anything else that depends on the deployment are unknown. Nested stacks are
 //! not followed.
 
+mod iam;
 pub mod intrinsic;
 mod template;
 
@@ -203,6 +204,22 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         c.version =
             version_node.map(|v| Located::new(t.eval_str(v), Loc::new(v.span, version_path)));
         c.capacity = auto_mode_capacity(t, r, &path);
+        if r.ty == CLUSTER {
+            // Without `AccessConfig`, the EKS API's default.
+            c.authentication_mode = match r
+                .prop("AccessConfig")
+                .and_then(|a| t.present(a.get("AuthenticationMode")))
+            {
+                Some(m) => t.eval_str(m),
+                None if r
+                    .prop("AccessConfig")
+                    .is_some_and(|a| intrinsic::as_fn(a).is_some()) =>
+                {
+                    Known::Unknown
+                }
+                None => Known::Known("CONFIG_MAP".into()),
+            };
+        }
         by_key.insert(id.key, clusters.len());
         clusters.push(c);
     }
@@ -274,12 +291,21 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
                 });
             }
             ADDON => cluster.addons.push(read_addon(t, r, &path, node_of(i))),
-            PROFILE => cluster
-                .fargate_profiles
-                .push(read_profile(t, r, &path, node_of(i))),
-            CDK_PROFILE => cluster
-                .fargate_profiles
-                .push(read_cdk_profile(t, r, &path, node_of(i))),
+            PROFILE => {
+                cluster
+                    .fargate_profiles
+                    .push(read_profile(t, r, &path, node_of(i)));
+                let pi = cluster.fargate_profiles.len() - 1;
+                iam::link(t, r.prop("PodExecutionRoleArn"), cluster, pi);
+            }
+            CDK_PROFILE => {
+                cluster
+                    .fargate_profiles
+                    .push(read_cdk_profile(t, r, &path, node_of(i)));
+                let pi = cluster.fargate_profiles.len() - 1;
+                let arn = r.prop("Config").and_then(|c| c.get("podExecutionRoleArn"));
+                iam::link(t, arn, cluster, pi);
+            }
             _ => {}
         }
     }
@@ -407,6 +433,7 @@ fn read_profile(
         pod_execution_role: r
             .prop("PodExecutionRoleArn")
             .map(|n| located(t, n, format!("{props}.PodExecutionRoleArn"))),
+        role_ref: None,
         resource: Some(resource),
         created_concurrently: true,
     }
@@ -445,6 +472,7 @@ fn read_cdk_profile(
         subnets: read_subnets(t, get("subnets"), &format!("{cfg_path}.subnets")),
         pod_execution_role: get("podExecutionRoleArn")
             .map(|n| located(t, n, format!("{cfg_path}.podExecutionRoleArn"))),
+        role_ref: None,
         resource: Some(resource),
         created_concurrently: true,
     }

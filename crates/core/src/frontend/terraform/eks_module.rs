@@ -172,9 +172,17 @@ pub fn read(
             c.version =
                 ver.map(|v| located_str(Some(&v), bspan, &format!("{module_path}.version")));
             read_addons(ctx, body, file, sc, &module_path, &mut c);
+            c.authentication_mode = super::auth::module_authentication_mode(ctx, body, file, sc);
             let i = b.add_cluster(c, addr.clone());
             b.note_capacity(Some(i), node_groups(ctx, block, file, sc, &module_path));
             let defaults = attr("fargate_profile_defaults");
+            // v18+ fall back to the cluster's `subnet_ids`; v17 to
+            // `coalescelist(fargate_subnets, subnets)`.
+            let module_subnets = attr("subnet_ids").or_else(|| match attr("fargate_subnets") {
+                Some(f) if !matches!(&f.kind, ValueKind::List(l) if l.is_empty()) => Some(f),
+                _ => attr("subnets"),
+            });
+            let first = b.clusters[i].fargate_profiles.len();
             match attr("fargate_profiles") {
                 None => {}
                 Some(fp) => read_profile_map(
@@ -182,11 +190,25 @@ pub fn read(
                     b,
                     i,
                     &fp,
-                    defaults.as_ref(),
-                    &module_path,
+                    (defaults.as_ref(), module_subnets.as_ref()),
+                    (&module_path, prefix),
                     resource,
                     bspan,
                 ),
+            }
+            // The module maps each of its profiles' roles itself, whatever they are.
+            let own = first..b.clusters[i].fargate_profiles.len();
+            if let Some(a) = super::auth::module_aws_auth(
+                ctx,
+                body,
+                file,
+                sc,
+                &module_path,
+                prefix,
+                &b.clusters[i],
+                own,
+            ) {
+                b.aws_auth.push(a);
             }
         }
         Kind::FargateProfile => {
@@ -207,7 +229,27 @@ pub fn read(
                 }
             }
             let entry = Value::new(ValueKind::Map(m), Some(bspan));
-            let p = profile(ctx.env, name, &entry, None, &module_path, resource, bspan);
+            let mut p = profile(
+                ctx.env,
+                name,
+                &entry,
+                (None, None),
+                &module_path,
+                resource,
+                bspan,
+            );
+            // The sub-module's role, or the one it is given.
+            let given = body.get_attribute("iam_role_arn").map(|a| &a.value);
+            p.role_ref = match (is_false(attr("create_iam_role").as_ref()), given) {
+                (true, Some(e)) => {
+                    p.pod_execution_role = attr("iam_role_arn").map(|v| {
+                        located_str(Some(&v), bspan, &format!("{module_path}.iam_role_arn"))
+                    });
+                    super::auth::role_ref(e, prefix)
+                }
+                (true, None) => None,
+                (false, _) => Some(format!("{prefix}module.{name}{}", super::auth::CREATED)),
+            };
             b.clusters[ci].fargate_profiles.push(p);
         }
         Kind::FargateV17 => {
@@ -216,7 +258,17 @@ pub fn read(
             let loc = Loc::new(bspan, module_path.clone());
             let ci = b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text);
             if let Some(fp) = attr("fargate_profiles") {
-                read_profile_map(ctx.env, b, ci, &fp, None, &module_path, resource, bspan);
+                let subnets = attr("subnets");
+                read_profile_map(
+                    ctx.env,
+                    b,
+                    ci,
+                    &fp,
+                    (None, subnets.as_ref()),
+                    (&module_path, prefix),
+                    resource,
+                    bspan,
+                );
             }
         }
         Kind::NodeGroup => {
@@ -335,8 +387,8 @@ fn read_profile_map(
     b: &mut Builder,
     ci: usize,
     fp: &Value,
-    defaults: Option<&Value>,
-    module_path: &str,
+    defaults: Defaults<'_>,
+    (module_path, prefix): (&str, &str),
     resource: Option<ResourceRef>,
     bspan: Span,
 ) {
@@ -356,17 +408,22 @@ fn read_profile_map(
         }
         let path = format!("{module_path}.fargate_profiles.{}", k.name);
         let span = k.span.unwrap_or(bspan);
-        let p = profile(env, &k.name, entry, defaults, &path, resource, span);
+        let mut p = profile(env, &k.name, entry, defaults, &path, resource, span);
+        (p.pod_execution_role, p.role_ref) =
+            super::auth::module_profile_role(env, entry, defaults.0, &path, prefix);
         b.clusters[ci].fargate_profiles.push(p);
     }
 }
+
+/// `fargate_profile_defaults`, and the subnets the module falls back to.
+type Defaults<'a> = (Option<&'a Value>, Option<&'a Value>);
 
 /// A profile from `{ name, selectors = [{namespace, labels}], subnet_ids }`.
 fn profile(
     env: &eval::Env<'_>,
     key: &str,
     entry: &Value,
-    defaults: Option<&Value>,
+    (defaults, module_subnets): Defaults<'_>,
     path: &str,
     resource: Option<ResourceRef>,
     span: Span,
@@ -389,7 +446,8 @@ fn profile(
     let subnets = entry
         .get("subnet_ids")
         .or_else(|| entry.get("subnets"))
-        .or_else(|| defaults.and_then(|d| d.get("subnet_ids")));
+        .or_else(|| defaults.and_then(|d| d.get("subnet_ids")))
+        .or(module_subnets);
     FargateProfile {
         name,
         loc: Loc::new(span, path),
@@ -399,6 +457,7 @@ fn profile(
             super::network::subnet_refs(env, s, &format!("{path}.subnet_ids"))
         }),
         pod_execution_role: None,
+        role_ref: None,
         resource,
         created_concurrently: false,
     }

@@ -124,7 +124,7 @@ fn services(doc: &Value) -> Known<Vec<Located<String>>> {
 fn policies(env: &Env<'_>, name: &str, inline: Option<Value>) -> Known<Vec<Located<String>>> {
     let mut out = Vec::new();
     let mut push = |v: &Value, path: &str| -> bool {
-        match eval::scalar_text(v) {
+        match eval::scalar_text(v).or_else(|| super::auth::policy_arn_text(env, v)) {
             Some(t) => {
                 out.push(Located::new(
                     Known::Known(t),

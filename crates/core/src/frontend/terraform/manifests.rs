@@ -62,7 +62,10 @@ pub fn read(
             }
             b.workloads.push(w);
         }
-        b.aws_auth.extend(unit.aws_auth);
+        for mut a in unit.aws_auth {
+            super::auth::refine(ctx.env, &obj, &mut a, prefix);
+            b.aws_auth.push(a);
+        }
     }
 }
 
@@ -119,7 +122,7 @@ pub fn read_typed(
         "job" => "Job",
         "cron_job" => "CronJob",
         "pod" => "Pod",
-        "config_map" => "ConfigMap",
+        "config_map" | "config_map_v1_data" => "ConfigMap",
         _ => return,
     };
     let addr = format!("{prefix}{rtype}.{name}");
@@ -163,7 +166,10 @@ pub fn read_typed(
             w.resource = resource;
             b.workloads.push(w);
         }
-        b.aws_auth.extend(unit.aws_auth);
+        for mut a in unit.aws_auth {
+            super::auth::refine(ctx.env, &obj, &mut a, prefix);
+            b.aws_auth.push(a);
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! `helm_release` are read into the cluster model, and [`graph`] records the
 //! dependencies Terraform orders resources by.
 
+mod auth;
 mod eks_module;
 mod eval;
 mod functions;

@@ -56,6 +56,8 @@ pub fn read(
                 c.version = ctx
                     .eval_attr(body, "version", file, &inst.scope)
                     .map(|v| located_str(Some(&v), bspan, &format!("{path}.version")));
+                c.authentication_mode =
+                    super::auth::cluster_authentication_mode(ctx, body, file, &inst.scope);
                 b.add_cluster(c, addr.clone());
             }
         }
@@ -108,6 +110,9 @@ pub fn read(
                     .map(|r| {
                         located_str(Some(&r), bspan, &format!("{path}.pod_execution_role_arn"))
                     });
+                let arn = body
+                    .get_attribute("pod_execution_role_arn")
+                    .map(|a| &a.value);
                 let pi = b.clusters[ci].fargate_profiles.len();
                 b.clusters[ci].fargate_profiles.push(FargateProfile {
                     name: located_str(
@@ -120,12 +125,10 @@ pub fn read(
                     selectors_loc,
                     subnets,
                     pod_execution_role: role,
+                    role_ref: arn.and_then(|e| super::auth::role_ref(e, prefix)),
                     resource,
                     created_concurrently: awscc,
                 });
-                let arn = body
-                    .get_attribute("pod_execution_role_arn")
-                    .map(|a| &a.value);
                 super::iam::link(b, ctx.env, ci, pi, arn, prefix);
             }
         }

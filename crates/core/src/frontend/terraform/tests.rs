@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 static N: AtomicUsize = AtomicUsize::new(0);
 
 /// Write a module folder and load it, every `.tf` given.
-fn load(files: &[(&str, &str)]) -> (UnitOutput, Sources, PathBuf) {
+pub(super) fn load(files: &[(&str, &str)]) -> (UnitOutput, Sources, PathBuf) {
     let dir = std::env::temp_dir().join(format!(
         "fplint-tf-{}-{}",
         std::process::id(),
