@@ -79,6 +79,34 @@ impl Value {
         }
     }
 
+    /// A JSON or YAML document embedded in a string (add-on configuration
+    /// values). Positions inside the string are not mapped, so spans are
+    /// dropped; unknown when it does not parse.
+    pub fn parse_embedded(text: &str) -> crate::model::Known<Value> {
+        let file = crate::source::FileId(u32::MAX);
+        let parsed = crate::tree::yaml::parse(text, file, crate::tree::Limits::default());
+        match (parsed.error, parsed.documents.first()) {
+            (None, Some(doc)) => {
+                let mut v = Value::from_node(doc);
+                v.strip_spans();
+                crate::model::Known::Known(v)
+            }
+            _ => crate::model::Known::Unknown,
+        }
+    }
+
+    fn strip_spans(&mut self) {
+        self.span = None;
+        match &mut self.kind {
+            ValueKind::List(items) => items.iter_mut().for_each(Value::strip_spans),
+            ValueKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                k.span = None;
+                v.strip_spans();
+            }),
+            _ => {}
+        }
+    }
+
     /// Read a document node the way YAML 1.2's core schema (and JSON) types scalars.
     pub fn from_node(node: &Node) -> Value {
         let span = Some(node.span);

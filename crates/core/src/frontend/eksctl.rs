@@ -221,36 +221,11 @@ fn read_addons(doc: &Node, cluster: &mut Cluster) {
 }
 
 /// Add-on configuration values are a JSON or YAML document in a string.
-/// Positions inside it are not mapped; the value's own span is used.
 fn parse_embedded(s: &str) -> Known<Value> {
     if is_placeholder(s) {
         return Known::Unknown;
     }
-    let file = crate::source::FileId(u32::MAX);
-    let parsed = crate::tree::yaml::parse(s, file, crate::tree::Limits::default());
-    if parsed.error.is_some() {
-        return Known::Unknown;
-    }
-    match parsed.documents.first() {
-        Some(doc) => {
-            let mut v = Value::from_node(doc);
-            strip_spans(&mut v);
-            Known::Known(v)
-        }
-        None => Known::Unknown,
-    }
-}
-
-fn strip_spans(v: &mut Value) {
-    v.span = None;
-    match &mut v.kind {
-        crate::value::ValueKind::List(items) => items.iter_mut().for_each(strip_spans),
-        crate::value::ValueKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
-            k.span = None;
-            strip_spans(v);
-        }),
-        _ => {}
-    }
+    Value::parse_embedded(s)
 }
 
 /// Subnet ids listed under `vpc.subnets.public` / `.private`, with their entry.

@@ -597,7 +597,7 @@ fn read_addon(
     };
     let configuration = t.present(r.prop("ConfigurationValues")).map(|cv| {
         let value = match t.eval_str(cv) {
-            Known::Known(s) => parse_embedded(&s),
+            Known::Known(s) => crate::value::Value::parse_embedded(&s),
             Known::Unknown => Known::Unknown,
         };
         Located::new(
@@ -614,37 +614,6 @@ fn read_addon(
         configuration,
         before_compute: false,
         resource: Some(resource),
-    }
-}
-
-/// Add-on configuration values are a JSON or YAML document in a string; the
-/// parts keep no spans of their own (the string's span is used).
-fn parse_embedded(s: &str) -> Known<crate::value::Value> {
-    let file = crate::source::FileId(u32::MAX);
-    let parsed = crate::tree::yaml::parse(s, file, crate::tree::Limits::default());
-    if parsed.error.is_some() {
-        return Known::Unknown;
-    }
-    match parsed.documents.first() {
-        Some(doc) => {
-            let mut v = crate::value::Value::from_node(doc);
-            strip_spans(&mut v);
-            Known::Known(v)
-        }
-        None => Known::Unknown,
-    }
-}
-
-fn strip_spans(v: &mut crate::value::Value) {
-    use crate::value::ValueKind;
-    v.span = None;
-    match &mut v.kind {
-        ValueKind::List(items) => items.iter_mut().for_each(strip_spans),
-        ValueKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
-            k.span = None;
-            strip_spans(v);
-        }),
-        _ => {}
     }
 }
 
