@@ -126,6 +126,10 @@ pub struct Loaded {
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
+    in_pool(|| load_here(paths, opts, cfg))
+}
+
+fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let (limits, max_file_size) = opts.effective_limits(cfg);
     let base = cfg.base_dir();
     let exclude = match (&cfg.exclude, &base) {
@@ -214,6 +218,27 @@ pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outco
     check_loaded(load(paths, opts, cfg), opts, cfg)
 }
 
+/// Run `f` on fplint's worker threads: rayon's, sized by `RAYON_NUM_THREADS`
+/// or the core count, with stacks deep enough for Terraform evaluation so
+/// that each module runs inline rather than on a thread of its own.
+pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("fplint-{i}"))
+            .stack_size(fplint_core::stack::LARGE_STACK)
+            .start_handler(|_| fplint_core::stack::declare_large_stack())
+            .build()
+            .ok()
+    });
+    match pool {
+        Some(p) => p.install(f),
+        // No threads could be made: rayon's global pool, where each
+        // Terraform module gets a thread of its own when it can.
+        None => f(),
+    }
+}
+
 /// Lint one file's bytes without touching the file system: the whole
 /// pipeline (reading, frontends, rules, suppressions) as `check` runs it on
 /// a file of that name. For fuzzing and tests; a `.tf` name is a module of
@@ -228,6 +253,7 @@ pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Outcome {
     let c = Candidate {
         path: PathBuf::from(name),
         explicit: true,
+        listed_file: false,
     };
     let text = if bytes.len() as u64 > max_file_size {
         Err(LoadError::TooLarge {
@@ -306,16 +332,18 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
         project: &project,
         settings: &settings,
     };
-    let found: Vec<Vec<Diagnostic>> = REGISTRY
-        .par_iter()
-        .filter(|r| selection.enabled(r.code))
-        .filter_map(|r| r.rule)
-        .map(|rule| {
-            let mut out = Vec::new();
-            rule.check(&ctx, &mut out);
-            out
-        })
-        .collect();
+    let found: Vec<Vec<Diagnostic>> = in_pool(|| {
+        REGISTRY
+            .par_iter()
+            .filter(|r| selection.enabled(r.code))
+            .filter_map(|r| r.rule)
+            .map(|rule| {
+                let mut out = Vec::new();
+                rule.check(&ctx, &mut out);
+                out
+            })
+            .collect()
+    });
     diagnostics.extend(found.into_iter().flatten());
 
     let per_file = PerFile::new(cfg, &base);
@@ -439,8 +467,16 @@ fn inject_panic(c: &Candidate) {
     let _ = c;
 }
 
+fn load_candidate(sources: &Sources, c: &Candidate) -> Result<Arc<SourceFile>, LoadError> {
+    if c.listed_file {
+        sources.load_listed_file(&c.path)
+    } else {
+        sources.load(&c.path)
+    }
+}
+
 fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput {
-    match sources.load(&c.path) {
+    match load_candidate(sources, c) {
         Ok(f) => guarded(c, sources, || {
             inject_panic(c);
             frontend::load_document_file(&f, limits)
@@ -458,7 +494,7 @@ fn load_terraform(
     let mut given = Vec::new();
     let mut errors = Vec::new();
     for c in files {
-        match sources.load(&c.path) {
+        match load_candidate(sources, c) {
             Ok(f) => given.push(f),
             Err(e) => errors.push(load_error_diagnostic(sources, c, &e)),
         }
@@ -554,19 +590,27 @@ fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base:
             Some((name.clone(), b.build().ok()?))
         })
         .collect();
+    // Per file, not per object: canonicalising costs a readlink per component.
+    let memo = std::cell::RefCell::new(std::collections::HashMap::new());
     let by_path = |span: fplint_core::Span| -> Option<String> {
+        if globs.is_empty() {
+            return None;
+        }
+        if let Some(hit) = memo.borrow().get(&span.file) {
+            return Option::clone(hit);
+        }
         let f = sources.get(span.file)?;
         let shown = PathBuf::from(&f.path);
         let abs = shown.canonicalize().unwrap_or_else(|_| shown.clone());
         let rel = base
             .and_then(|b| abs.strip_prefix(b).ok())
             .unwrap_or(&shown);
-        let name = globs
+        let key = globs
             .iter()
-            .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))?
-            .0
-            .clone();
-        project_key(project, &name)
+            .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))
+            .and_then(|(name, _)| project_key(project, name));
+        memo.borrow_mut().insert(span.file, key.clone());
+        key
     };
     let workload_keys: Vec<Option<String>> = project
         .workloads

@@ -12,6 +12,8 @@ pub struct Candidate {
     pub path: PathBuf,
     /// Named on the command line (linted whatever its name).
     pub explicit: bool,
+    /// Listed in its folder as a regular file, not a link.
+    pub listed_file: bool,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +53,7 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
             out.files.push(Candidate {
                 path: arg.clone(),
                 explicit: true,
+                listed_file: false,
             });
             continue;
         }
@@ -67,15 +70,17 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
             .run(|| {
                 Box::new(|entry| {
                     let keep = match entry {
-                        Ok(e) => accept(&e, &root, &excluded).map(Ok),
+                        Ok(e) => accept(&e, &root, &excluded)
+                            .map(|p| Ok((p, e.file_type().is_some_and(|t| t.is_file())))),
                         Err(e) => Some(Err(e.to_string())),
                     };
                     if let Some(item) = keep {
                         let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
                         match item {
-                            Ok(path) => f.0.push(Candidate {
+                            Ok((path, listed_file)) => f.0.push(Candidate {
                                 path,
                                 explicit: false,
+                                listed_file,
                             }),
                             Err(msg) => f.1.push(msg),
                         }
@@ -93,6 +98,7 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
     out.files.dedup_by(|a, b| {
         if a.path == b.path {
             b.explicit |= a.explicit;
+            b.listed_file &= a.listed_file;
             true
         } else {
             false

@@ -8,6 +8,7 @@ pub mod model;
 pub mod placement;
 pub mod source;
 pub mod sources;
+pub mod stack;
 pub mod tree;
 pub mod value;
 pub mod workload;

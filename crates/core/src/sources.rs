@@ -79,11 +79,23 @@ impl Sources {
     /// Read a file once; later calls with the same path return the same file.
     /// `display` is the path as the user reached it, `/`-separated.
     pub fn load(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
+        self.load_inner(path, false)
+    }
+
+    /// As [`Sources::load`], for a path its folder's listing just showed as a
+    /// regular file rather than a link, which spares one `lstat`.
+    pub fn load_listed_file(&self, path: &Path) -> Result<Arc<SourceFile>, LoadError> {
+        self.load_inner(path, true)
+    }
+
+    fn load_inner(&self, path: &Path, listed_file: bool) -> Result<Arc<SourceFile>, LoadError> {
         let display = display_path(path);
-        let canonical = self.canonical(path).map_err(|e| LoadError::Io {
-            path: display.clone(),
-            reason: e.to_string(),
-        })?;
+        let canonical = self
+            .canonical(path, listed_file)
+            .map_err(|e| LoadError::Io {
+                path: display.clone(),
+                reason: e.to_string(),
+            })?;
         if !self.roots.is_empty() && !self.roots.iter().any(|r| canonical.starts_with(r)) {
             return Err(LoadError::OutsideTree { path: display });
         }
@@ -115,7 +127,8 @@ impl Sources {
             path: display.clone(),
             reason: e.to_string(),
         };
-        let mut bytes = Vec::new();
+        let expected = usize::try_from(meta.len().min(self.max_file_size)).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(expected.saturating_add(1));
         std::fs::File::open(&canonical)
             .map_err(io)?
             .take(self.max_file_size.saturating_add(1))
@@ -152,11 +165,11 @@ impl Sources {
 
     /// `canonicalize` costs a `readlink` per path component; a folder's
     /// canonical form is computed once and reused for its regular files.
-    fn canonical(&self, path: &Path) -> std::io::Result<PathBuf> {
+    fn canonical(&self, path: &Path, listed_file: bool) -> std::io::Result<PathBuf> {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return path.canonicalize();
         };
-        if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        if !listed_file && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
             return path.canonicalize();
         }
         let parent = if parent.as_os_str().is_empty() {
@@ -164,16 +177,28 @@ impl Sources {
         } else {
             parent
         };
-        let cached = self.lock_dirs().get(parent).cloned();
-        let dir = match cached {
-            Some(d) => d,
-            None => {
-                let d = parent.canonicalize()?;
-                self.lock_dirs().insert(parent.to_path_buf(), d.clone());
-                d
+        Ok(self.canonical_dir(parent, 0)?.join(name))
+    }
+
+    /// A folder's canonical form from its parent's, cached: one `lstat` per
+    /// new folder instead of a `readlink` per component of its path.
+    fn canonical_dir(&self, dir: &Path, depth: usize) -> std::io::Result<PathBuf> {
+        if let Some(d) = self.lock_dirs().get(dir) {
+            return Ok(d.clone());
+        }
+        let computed = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name)) if depth < 256 && !parent.as_os_str().is_empty() => {
+                if std::fs::symlink_metadata(dir)?.file_type().is_symlink() {
+                    dir.canonicalize()?
+                } else {
+                    self.canonical_dir(parent, depth + 1)?.join(name)
+                }
             }
+            // The root, `.`, `..` and names ending in them: ask the system.
+            _ => dir.canonicalize()?,
         };
-        Ok(dir.join(name))
+        self.lock_dirs().insert(dir.to_path_buf(), computed.clone());
+        Ok(computed)
     }
 
     fn lock_dirs(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, PathBuf>> {
@@ -227,6 +252,35 @@ pub fn display_path(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn linked_folders_resolve_before_confinement() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (inside, outside) = (tmp.path().join("in"), tmp.path().join("out"));
+        std::fs::create_dir_all(inside.join("real/sub")).unwrap();
+        std::fs::create_dir_all(outside.join("sub")).unwrap();
+        std::fs::write(outside.join("sub/x.tf"), "secret").unwrap();
+        std::fs::write(inside.join("real/sub/y.tf"), "ours").unwrap();
+        std::os::unix::fs::symlink(&outside, inside.join("away")).unwrap();
+        std::os::unix::fs::symlink(inside.join("real"), inside.join("here")).unwrap();
+        let sources = Sources::new(vec![inside.clone()]);
+        // A linked folder anywhere in the path is followed, then confined,
+        // even when the file itself was listed as regular.
+        for load in [Sources::load, Sources::load_listed_file] {
+            let escaped = load(&sources, &inside.join("away/sub/x.tf"));
+            assert!(
+                matches!(escaped, Err(LoadError::OutsideTree { .. })),
+                "{escaped:?}"
+            );
+        }
+        let a = sources.load(&inside.join("here/sub/y.tf")).unwrap();
+        let b = sources
+            .load_listed_file(&inside.join("real/sub/y.tf"))
+            .unwrap();
+        assert_eq!(a.id, b.id, "one file, read once");
+        assert_eq!(&*a.text, "ours");
+    }
 
     #[test]
     fn display_paths() {

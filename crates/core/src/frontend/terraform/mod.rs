@@ -47,23 +47,8 @@ pub fn load_module(
     sources: &Sources,
     limits: Limits,
 ) -> UnitOutput {
-    // Evaluation recurses; a thread of its own gives it a known, ample stack
-    // whatever the caller's (rayon workers have small ones).
-    std::thread::scope(|s| {
-        match std::thread::Builder::new()
-            .name("fplint-terraform".into())
-            .stack_size(64 * 1024 * 1024)
-            .spawn_scoped(s, || load_module_here(dir, given, sources, limits))
-        {
-            // A bug that panics in there reaches the caller, which reports it
-            // on the unit's file rather than losing the unit silently.
-            Ok(h) => match h.join() {
-                Ok(out) => out,
-                Err(payload) => std::panic::resume_unwind(payload),
-            },
-            Err(_) => load_module_here(dir, given, sources, limits),
-        }
-    })
+    // Evaluation recurses as deep as expressions nest.
+    crate::stack::with_large_stack(|| load_module_here(dir, given, sources, limits))
 }
 
 fn load_module_here(
@@ -78,7 +63,8 @@ fn load_module_here(
     };
     let mut files: Vec<Arc<SourceFile>> = given.to_vec();
     let mut diags = Vec::new();
-    for f in sibling_files(dir, sources) {
+    let listing = Listing::read(dir);
+    for f in listing.tf_files(dir, sources, given) {
         if !files.iter().any(|g| g.id == f.id) {
             files.push(f);
         }
@@ -91,7 +77,7 @@ fn load_module_here(
         .filter(|id| !out.given_files.contains(id))
         .collect();
     let parsed = parse_files(&files, &mut diags);
-    let tfvars = read_tfvars(dir, sources, limits);
+    let tfvars = read_tfvars(dir, &listing, sources, limits);
     let module = ModuleSrc { dir, files: parsed };
     let mut b = Builder {
         tag: crate::sources::display_path(dir),
@@ -103,34 +89,74 @@ fn load_module_here(
     out
 }
 
-fn sibling_files(dir: &Path, sources: &Sources) -> Vec<Arc<SourceFile>> {
-    let Ok(rd) = std::fs::read_dir(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    }) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<_> = rd
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.ends_with(".tf") && !n.starts_with('.'))
-        })
-        .collect();
-    paths.sort();
-    paths.truncate(500);
-    let base = dir.to_path_buf();
-    paths
-        .into_iter()
-        .filter_map(|p| {
-            let name = p.file_name()?.to_owned();
-            sources.load(&base.join(name)).ok()
-        })
-        .collect()
+/// One folder's entries, listed once for its `.tf` files and its tfvars.
+struct Listing {
+    /// File name and whether the entry is a regular file rather than a link.
+    entries: Vec<(String, bool)>,
+}
+
+impl Listing {
+    fn read(dir: &Path) -> Listing {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let mut entries: Vec<(String, bool)> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .filter_map(|e| {
+                        // The listing's own file type: no `stat` per entry.
+                        let ft = e.file_type().ok()?;
+                        let name = e.file_name().into_string().ok()?;
+                        (ft.is_file() || ft.is_symlink()).then_some((name, ft.is_file()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        entries.sort();
+        Listing { entries }
+    }
+
+    fn load(
+        &self,
+        dir: &Path,
+        (name, regular): &(String, bool),
+        sources: &Sources,
+    ) -> Option<Arc<SourceFile>> {
+        let path = dir.join(name);
+        if *regular {
+            sources.load_listed_file(&path).ok()
+        } else {
+            // A link: `load` follows it only while it stays in the tree.
+            sources.load(&path).ok()
+        }
+    }
+
+    /// The folder's `.tf` files, `given` ones as they are.
+    fn tf_files(
+        &self,
+        dir: &Path,
+        sources: &Sources,
+        given: &[Arc<SourceFile>],
+    ) -> Vec<Arc<SourceFile>> {
+        self.entries
+            .iter()
+            .filter(|(n, _)| n.ends_with(".tf") && !n.starts_with('.'))
+            .take(500)
+            .filter_map(|e| {
+                let shown = crate::sources::display_path(&dir.join(&e.0));
+                match given.iter().find(|g| g.path == shown) {
+                    Some(g) => Some(g.clone()),
+                    None => self.load(dir, e, sources),
+                }
+            })
+            .collect()
+    }
+
+    fn has(&self, name: &str) -> Option<&(String, bool)> {
+        self.entries.iter().find(|(n, _)| n == name)
+    }
 }
 
 struct ParsedFile {
@@ -257,28 +283,28 @@ fn first_line(s: &str) -> &str {
 
 /// `terraform.tfvars(.json)` then `*.auto.tfvars(.json)` in name order, as
 /// Terraform reads them; later files win.
-fn read_tfvars(dir: &Path, sources: &Sources, limits: Limits) -> HashMap<String, Value> {
+fn read_tfvars(
+    dir: &Path,
+    listing: &Listing,
+    sources: &Sources,
+    limits: Limits,
+) -> HashMap<String, Value> {
     let mut names = vec![
         "terraform.tfvars".to_string(),
         "terraform.tfvars.json".to_string(),
     ];
-    if let Ok(rd) = std::fs::read_dir(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    }) {
-        let mut auto: Vec<String> = rd
-            .filter_map(Result::ok)
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+    names.extend(
+        listing
+            .entries
+            .iter()
+            .map(|(n, _)| n)
             .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
-            .collect();
-        auto.sort();
-        names.extend(auto);
-    }
+            .cloned(),
+    );
     let mut vars = HashMap::new();
     let decls = Decls::default();
     for n in names {
-        let Ok(f) = sources.load(&dir.join(&n)) else {
+        let Some(f) = listing.has(&n).and_then(|e| listing.load(dir, e, sources)) else {
             continue;
         };
         if n.ends_with(".json") {
@@ -797,7 +823,7 @@ impl Builder {
         if insts.is_empty() {
             return;
         }
-        let files = sibling_files(&dir, sources);
+        let files = Listing::read(&dir).tf_files(&dir, sources, &[]);
         if files.is_empty() {
             return;
         }
