@@ -3,6 +3,7 @@
 
 use crate::config::{self, Config, ConfigError};
 use crate::walk::{self, Candidate};
+use fplint_core::compact::Compact as _;
 use fplint_core::frontend::{self, UnitOutput};
 use fplint_core::model::{Capacity, Known, Project};
 use fplint_core::sources::{LoadError, Sources, DEFAULT_MAX_FILE_SIZE};
@@ -125,6 +126,14 @@ pub struct Loaded {
     pub base: Option<PathBuf>,
 }
 
+/// Units modelled together before they are absorbed into the project.
+const UNIT_BATCH: usize = 512;
+
+enum Job<'a> {
+    Document(&'a Candidate),
+    Module(PathBuf, Vec<&'a Candidate>),
+}
+
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     in_pool(|| load_here(paths, opts, cfg))
 }
@@ -159,46 +168,59 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
 
-    let (tf, docs): (Vec<&Candidate>, Vec<&Candidate>) = walked
-        .files
-        .iter()
-        .partition(|c| c.path.extension().is_some_and(|e| e == "tf"));
-    let mut units: Vec<(String, UnitOutput)> = docs
-        .par_iter()
-        .map(|c| {
-            (
-                fplint_core::sources::display_path(&c.path),
-                load_document(c, &sources, limits),
-            )
-        })
-        .collect();
-
+    // A unit is a YAML/JSON file or a folder of `.tf` files (one module).
     let mut modules: BTreeMap<PathBuf, Vec<&Candidate>> = BTreeMap::new();
-    for c in tf {
-        let dir = c
-            .path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        modules.entry(dir).or_default().push(c);
+    let mut jobs: Vec<(String, Job)> = Vec::new();
+    for c in &walked.files {
+        if c.path.extension().is_some_and(|e| e == "tf") {
+            let dir = c
+                .path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            modules.entry(dir).or_default().push(c);
+        } else {
+            jobs.push((
+                fplint_core::sources::display_path(&c.path),
+                Job::Document(c),
+            ));
+        }
     }
-    let module_units: Vec<(String, UnitOutput)> = modules
-        .par_iter()
-        .map(|(dir, files)| {
-            (
-                fplint_core::sources::display_path(dir),
-                load_terraform(dir, files, &sources, limits),
-            )
-        })
-        .collect();
-    units.extend(module_units);
-    units.sort_by(|a, b| a.0.cmp(&b.0));
+    for (dir, files) in modules {
+        jobs.push((
+            fplint_core::sources::display_path(&dir),
+            Job::Module(dir, files),
+        ));
+    }
+    jobs.sort_by(|a, b| a.0.cmp(&b.0));
 
+    // Units are modelled in parallel a batch at a time and absorbed in key
+    // order, so only one batch of unit models lives beside the project.
     let mut project = Project::default();
     let mut diagnostics = Vec::new();
     let mut suppressions = Vec::new();
-    for (_, mut unit) in units {
-        suppressions.append(&mut unit.suppressions);
-        diagnostics.extend(frontend::absorb(&mut project, unit));
+    let mut released = 0;
+    for batch in jobs.chunks(UNIT_BATCH) {
+        let units: Vec<UnitOutput> = batch
+            .par_iter()
+            .map(|(_, job)| {
+                let mut unit = match job {
+                    Job::Document(c) => load_document(c, &sources, limits),
+                    Job::Module(dir, files) => load_terraform(dir, files, &sources, limits),
+                };
+                unit.compact();
+                unit
+            })
+            .collect();
+        for mut unit in units {
+            suppressions.append(&mut unit.suppressions);
+            diagnostics.extend(frontend::absorb(&mut project, unit));
+        }
+        // Modelled: the text is read again only for files that get findings.
+        let upto = sources.len();
+        (released..upto).into_par_iter().for_each(|id| {
+            sources.release_text(fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX)));
+        });
+        released = upto;
     }
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
@@ -372,6 +394,23 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
     }
     sort(&mut diagnostics, &sources);
     diagnostics.dedup();
+    // Read back the texts findings point into, before anything renders.
+    let mut errors = errors;
+    let mut wanted: Vec<fplint_core::FileId> = diagnostics
+        .iter()
+        .flat_map(|d| std::iter::once(d.span.file).chain(d.related.iter().map(|r| r.span.file)))
+        .collect();
+    wanted.sort();
+    wanted.dedup();
+    for id in wanted {
+        let _ = sources.get(id);
+    }
+    errors.extend(
+        sources
+            .take_changed()
+            .into_iter()
+            .map(|p| format!("{p}: changed while fplint was reading it; run again")),
+    );
 
     Outcome {
         sources,
@@ -386,7 +425,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
 fn sort(diags: &mut [Diagnostic], sources: &Sources) {
     let path = |d: &Diagnostic| {
         sources
-            .get(d.span.file)
+            .peek(d.span.file)
             .map(|f| f.path.clone())
             .unwrap_or_default()
     };
@@ -599,7 +638,7 @@ fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base:
         if let Some(hit) = memo.borrow().get(&span.file) {
             return Option::clone(hit);
         }
-        let f = sources.get(span.file)?;
+        let f = sources.peek(span.file)?;
         let shown = PathBuf::from(&f.path);
         let abs = shown.canonicalize().unwrap_or_else(|_| shown.clone());
         let rel = base
@@ -679,7 +718,7 @@ impl<'a> PerFile<'a> {
         if self.cfg.per_file_ignores.is_empty() {
             return false;
         }
-        let Some(f) = sources.get(d.span.file) else {
+        let Some(f) = sources.peek(d.span.file) else {
             return false;
         };
         let shown = PathBuf::from(&f.path);

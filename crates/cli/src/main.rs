@@ -322,3 +322,7 @@ fn render_config_error(e: &ConfigError) -> String {
     }
     out
 }
+
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

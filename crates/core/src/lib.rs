@@ -1,6 +1,7 @@
 //! fplint's core: the source map and spans, the spanned document tree, the
 //! cluster model and one frontend per format.
 
+pub mod compact;
 pub mod diagnostic;
 pub mod frontend;
 pub mod glob;

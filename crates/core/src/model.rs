@@ -47,14 +47,14 @@ impl<T> From<Option<T>> for Known<T> {
 pub struct Loc {
     pub span: Span,
     /// `fargateProfiles[0].selectors[1].labels`, `Resources.ProfileB.DependsOn`.
-    pub path: String,
+    pub path: Box<str>,
 }
 
 impl Loc {
     pub fn new(span: Span, path: impl Into<String>) -> Loc {
         Loc {
             span,
-            path: path.into(),
+            path: path.into().into_boxed_str(),
         }
     }
 }
@@ -110,10 +110,12 @@ pub enum Capacity {
 
 #[derive(Clone, Debug, Default)]
 pub struct Project {
-    pub clusters: Vec<Cluster>,
+    /// Boxed, like workloads: these lists grow by doubling while a large tree
+    /// is absorbed, and the spare half should be pointers, not whole items.
+    pub clusters: Vec<Box<Cluster>>,
     pub graphs: Vec<DependencyGraph>,
     /// Workloads from manifests and IaC, for any cluster.
-    pub workloads: Vec<crate::workload::Workload>,
+    pub workloads: Vec<Box<crate::workload::Workload>>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     /// EKS Pod Identity associations, for any cluster.
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
@@ -151,7 +153,7 @@ impl Project {
             .get(key)
             .map_or(&[][..], Vec::as_slice)
             .iter()
-            .filter_map(|&i| self.workloads.get(i))
+            .filter_map(|&i| self.workloads.get(i).map(|w| &**w))
     }
 
     /// Whether a file was read only for context, never named by the user.
@@ -465,6 +467,19 @@ pub struct GraphNode {
     /// Logical name (`ProfileA`, `aws_eks_fargate_profile.a`).
     pub name: String,
     pub loc: Loc,
+}
+
+impl crate::compact::Compact for DependencyGraph {
+    fn compact(&mut self) {
+        let DependencyGraph {
+            nodes,
+            edges,
+            exclusive,
+        } = self;
+        nodes.compact();
+        edges.compact();
+        exclusive.compact();
+    }
 }
 
 impl DependencyGraph {

@@ -83,8 +83,38 @@ pub struct SourceFile {
     pub id: FileId,
     /// Display path, `/`-separated, relative when the argument was relative.
     pub path: String,
+    /// Empty while [`SourceFile::is_released`]: see [`crate::sources::Sources::release_text`].
     pub text: Arc<str>,
     lines: OnceLock<LineIndex>,
+    released: Option<Fingerprint>,
+}
+
+/// What a released file's text was, to tell whether reading it again gives
+/// back the same text the spans point into.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub len: usize,
+    pub digest: u64,
+}
+
+impl Fingerprint {
+    pub fn of(text: &str) -> Fingerprint {
+        // Not cryptographic: it catches a file edited during the run.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut chunks = text.as_bytes().chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        Fingerprint {
+            len: text.len(),
+            digest: h,
+        }
+    }
 }
 
 impl SourceFile {
@@ -94,7 +124,28 @@ impl SourceFile {
             path: path.into(),
             text: text.into(),
             lines: OnceLock::new(),
+            released: None,
         }
+    }
+
+    /// The same file without its text, which can be read again and checked.
+    pub fn released(&self) -> SourceFile {
+        SourceFile {
+            id: self.id,
+            path: self.path.clone(),
+            text: Arc::from(""),
+            lines: OnceLock::new(),
+            released: Some(self.released.unwrap_or_else(|| Fingerprint::of(&self.text))),
+        }
+    }
+
+    /// Whether the text was dropped to save memory.
+    pub fn is_released(&self) -> bool {
+        self.released.is_some()
+    }
+
+    pub fn fingerprint(&self) -> Option<Fingerprint> {
+        self.released
     }
 
     pub fn lines(&self) -> &LineIndex {

@@ -1,7 +1,7 @@
 //! The files of one run, shared between threads: read once, confined to the
 //! trees the user named, and addressed by [`FileId`].
 
-use crate::source::{FileId, SourceFile};
+use crate::source::{FileId, Fingerprint, SourceFile};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -36,6 +36,10 @@ pub struct Sources {
     dirs: Mutex<HashMap<PathBuf, PathBuf>>,
     /// Canonical roots that reads must stay under; empty means no confinement.
     roots: Vec<PathBuf>,
+    /// Where each file read from disk came from, to read a released text again.
+    origins: Mutex<HashMap<FileId, PathBuf>>,
+    /// Files whose text changed between the first read and a second one.
+    changed: Mutex<Vec<String>>,
     pub max_file_size: u64,
 }
 
@@ -59,6 +63,8 @@ impl Sources {
             by_path: Mutex::new(HashMap::new()),
             dirs: Mutex::new(HashMap::new()),
             roots,
+            origins: Mutex::new(HashMap::new()),
+            changed: Mutex::new(Vec::new()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
         }
     }
@@ -104,7 +110,25 @@ impl Sources {
                 return Ok(f);
             }
         }
-        let meta = std::fs::metadata(&canonical).map_err(|e| LoadError::Io {
+        let text = self.read_text(&canonical, &display)?;
+        let mut paths = self.lock_paths();
+        if let Some(id) = paths.get(&canonical).copied() {
+            drop(paths);
+            if let Some(f) = self.get(id) {
+                return Ok(f);
+            }
+            paths = self.lock_paths();
+        }
+        let f = self.add_text(display, text);
+        self.lock_origins().insert(f.id, canonical.clone());
+        paths.insert(canonical, f.id);
+        Ok(f)
+    }
+
+    /// A regular file's text: bounded in size, UTF-8, without a BOM.
+    fn read_text(&self, canonical: &Path, display: &str) -> Result<String, LoadError> {
+        let display = display.to_string();
+        let meta = std::fs::metadata(canonical).map_err(|e| LoadError::Io {
             path: display.clone(),
             reason: e.to_string(),
         })?;
@@ -129,7 +153,7 @@ impl Sources {
         };
         let expected = usize::try_from(meta.len().min(self.max_file_size)).unwrap_or(0);
         let mut bytes = Vec::with_capacity(expected.saturating_add(1));
-        std::fs::File::open(&canonical)
+        std::fs::File::open(canonical)
             .map_err(io)?
             .take(self.max_file_size.saturating_add(1))
             .read_to_end(&mut bytes)
@@ -146,21 +170,84 @@ impl Sources {
             offset: e.utf8_error().valid_up_to(),
             lossy: String::from_utf8_lossy(e.as_bytes()).into(),
         })?;
-        let text = text
+        Ok(text
             .strip_prefix('\u{feff}')
             .map(str::to_owned)
-            .unwrap_or(text);
-        let mut paths = self.lock_paths();
-        if let Some(id) = paths.get(&canonical).copied() {
-            drop(paths);
-            if let Some(f) = self.get(id) {
-                return Ok(f);
-            }
-            paths = self.lock_paths();
+            .unwrap_or(text))
+    }
+
+    /// Drop a file's text until it is asked for again: on a large tree most
+    /// files never get a finding, and their text is most of the memory. A
+    /// file not read from disk, or holding an inline suppression (which
+    /// suppressions are scanned for at the end), keeps its text.
+    pub fn release_text(&self, id: FileId) {
+        if !self.lock_origins().contains_key(&id) {
+            return;
         }
-        let f = self.add_text(display, text);
-        paths.insert(canonical, f.id);
-        Ok(f)
+        // Scanned without the lock: other threads keep reading files.
+        let Some(current) = self.peek(id) else {
+            return;
+        };
+        if current.is_released() || current.text.contains("fplint:") {
+            return;
+        }
+        let released = Arc::new(current.released());
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = files.get_mut(id.0 as usize) {
+            if Arc::ptr_eq(slot, &current) {
+                *slot = released;
+            }
+        }
+    }
+
+    /// Read a released file again. A file that changed since is left without
+    /// its text and recorded (see [`Sources::take_changed`]).
+    fn reread(&self, f: &Arc<SourceFile>) -> Arc<SourceFile> {
+        let Some(expected) = f.fingerprint() else {
+            return f.clone();
+        };
+        let Some(origin) = self.lock_origins().get(&f.id).cloned() else {
+            return f.clone();
+        };
+        let text = match self.read_text(&origin, &f.path) {
+            Ok(t) if Fingerprint::of(&t) == expected => t,
+            _ => {
+                let mut changed = self.changed.lock().unwrap_or_else(|e| e.into_inner());
+                if !changed.contains(&f.path) {
+                    changed.push(f.path.clone());
+                }
+                return f.clone();
+            }
+        };
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        match files.get_mut(f.id.0 as usize) {
+            // Another thread got there first.
+            Some(slot) if !slot.is_released() => slot.clone(),
+            Some(slot) => {
+                *slot = Arc::new(SourceFile::new(f.id, f.path.clone(), text));
+                slot.clone()
+            }
+            None => f.clone(),
+        }
+    }
+
+    /// Paths of files that changed while fplint was running: their findings'
+    /// positions cannot be shown.
+    pub fn take_changed(&self) -> Vec<String> {
+        std::mem::take(&mut *self.changed.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Number of files registered so far; ids are `0..len`.
+    pub fn len(&self) -> usize {
+        self.files.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock_origins(&self) -> std::sync::MutexGuard<'_, HashMap<FileId, PathBuf>> {
+        self.origins.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// `canonicalize` costs a `readlink` per path component; a folder's
@@ -209,12 +296,19 @@ impl Sources {
         self.by_path.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A file with its text, read again if it was released.
     pub fn get(&self, id: FileId) -> Option<Arc<SourceFile>> {
+        let f = self.peek(id)?;
+        Some(if f.is_released() { self.reread(&f) } else { f })
+    }
+
+    /// A file as it is now: its path always, its text unless released.
+    pub fn peek(&self, id: FileId) -> Option<Arc<SourceFile>> {
         let files = self.files.read().unwrap_or_else(|e| e.into_inner());
         files.get(id.0 as usize).cloned()
     }
 
-    /// Every file read so far.
+    /// Every file read so far, as [`Sources::peek`] gives them.
     pub fn all(&self) -> Vec<Arc<SourceFile>> {
         self.files.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -280,6 +374,46 @@ mod tests {
             .unwrap();
         assert_eq!(a.id, b.id, "one file, read once");
         assert_eq!(&*a.text, "ours");
+    }
+
+    #[test]
+    fn released_texts_come_back_unless_the_file_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            tmp.path().join("a.yaml"),
+            tmp.path().join("b.yaml"),
+            tmp.path().join("c.yaml"),
+        );
+        std::fs::write(&a, "kind: A\n").unwrap();
+        std::fs::write(&b, "kind: B # fplint: ignore[FP001]\n").unwrap();
+        std::fs::write(&c, "kind: C\n").unwrap();
+        let sources = Sources::new(vec![tmp.path().to_path_buf()]);
+        let ids: Vec<FileId> = [&a, &b, &c]
+            .iter()
+            .map(|p| sources.load(p).unwrap().id)
+            .collect();
+        for id in &ids {
+            sources.release_text(*id);
+        }
+        let peeked: Vec<bool> = ids
+            .iter()
+            .map(|id| sources.peek(*id).unwrap().is_released())
+            .collect();
+        // A file with a suppression keeps its text for the suppression scan.
+        assert_eq!(peeked, [true, false, true]);
+
+        assert_eq!(&*sources.get(ids[0]).unwrap().text, "kind: A\n");
+        assert!(!sources.peek(ids[0]).unwrap().is_released());
+        // Loading a released file again reads it again, under the same id.
+        sources.release_text(ids[0]);
+        let again = sources.load(&a).unwrap();
+        assert_eq!((again.id, &*again.text), (ids[0], "kind: A\n"));
+
+        std::fs::write(&c, "kind: changed\n").unwrap();
+        let f = sources.get(ids[2]).unwrap();
+        assert!(f.text.is_empty(), "never the new text under the old spans");
+        assert_eq!(sources.take_changed(), vec![display_path(&c)]);
+        assert!(sources.take_changed().is_empty());
     }
 
     #[test]

@@ -312,9 +312,7 @@ pub fn release_pod_namespace(rel: &HelmRelease) -> Option<&str> {
 
 /// A release's name for messages.
 pub fn release_name(rel: &HelmRelease) -> &str {
-    rel.name
-        .known()
-        .map_or(rel.loc.path.as_str(), String::as_str)
+    rel.name.known().map_or(&*rel.loc.path, String::as_str)
 }
 
 #[cfg(test)]

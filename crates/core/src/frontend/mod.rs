@@ -59,6 +59,18 @@ pub struct Suppression {
     pub codes: Vec<(String, Span)>,
 }
 
+impl crate::compact::Compact for UnitOutput {
+    /// Give back the spare capacity the unit's model was built with; done
+    /// where the unit was modelled, in parallel, before it is absorbed.
+    fn compact(&mut self) {
+        self.clusters.compact();
+        self.workloads.compact();
+        self.aws_auth.compact();
+        self.pod_identities.compact();
+        self.graph.compact();
+    }
+}
+
 /// Move a unit into the project, renumbering its graph references.
 pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     if let Some(graph) = unit.graph.take() {
@@ -84,8 +96,12 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
             }
         }
     }
-    project.clusters.append(&mut unit.clusters);
-    project.workloads.append(&mut unit.workloads);
+    project
+        .clusters
+        .extend(unit.clusters.drain(..).map(Box::new));
+    project
+        .workloads
+        .extend(unit.workloads.drain(..).map(Box::new));
     project.aws_auth.append(&mut unit.aws_auth);
     project.pod_identities.append(&mut unit.pod_identities);
     project.given_files.append(&mut unit.given_files);

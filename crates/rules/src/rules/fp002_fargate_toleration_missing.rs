@@ -59,7 +59,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
         .name
         .known()
         .cloned()
-        .unwrap_or_else(|| rel.loc.path.clone());
+        .unwrap_or_else(|| rel.loc.path.to_string());
     let pname = profile.name.known().map_or("?", String::as_str);
     let target = depends_on_target(ctx.project, profile);
     let what = if missing.len() == 1 && first.is_empty() {

@@ -58,7 +58,7 @@ fn defined_name<'a>(cluster: &'a Cluster, reference: Option<&str>) -> Option<&'a
     cluster
         .execution_roles
         .iter()
-        .find(|x| x.loc.path == r)?
+        .find(|x| &*x.loc.path == r)?
         .name
         .as_ref()?
         .known()

@@ -54,10 +54,7 @@ impl Rule for InstalledBeforeFargateProfile {
                 if pres.graph != from.graph {
                     continue;
                 }
-                let name = rel
-                    .name
-                    .known()
-                    .map_or(rel.loc.path.as_str(), String::as_str);
+                let name = rel.name.known().map_or(&*rel.loc.path, String::as_str);
                 out.push(finding(
                     project,
                     cluster,

@@ -35,7 +35,7 @@ pub fn link(t: &Template<'_>, arn: Option<&Node>, cluster: &mut Cluster, pi: usi
     match cluster
         .execution_roles
         .iter_mut()
-        .find(|r| r.loc.path == path)
+        .find(|r| *r.loc.path == *path)
     {
         Some(r) => r.profiles.push(pi),
         None => {

@@ -738,13 +738,13 @@ Resources:
         };
         assert_eq!(a.name.known().unwrap(), "shop-system");
         assert_eq!(slice(TEMPLATE, &a.loc), "ProfileA");
-        assert_eq!(a.loc.path, "Resources.ProfileA");
+        assert_eq!(&*a.loc.path, "Resources.ProfileA");
         assert!(a.created_concurrently);
         let sel = &a.selectors.known().unwrap()[0];
         assert_eq!(sel.namespace.known().unwrap(), "kube-system");
         assert_eq!(sel.known_labels().unwrap(), [("k8s-app", "kube-dns")]);
         assert_eq!(
-            sel.labels.known().unwrap()[0].loc.path,
+            &*sel.labels.known().unwrap()[0].loc.path,
             "Resources.ProfileA.Properties.Selectors[0].Labels[0]"
         );
         let vis: Vec<Option<SubnetVisibility>> = a
@@ -760,7 +760,7 @@ Resources:
         assert_eq!(slice(TEMPLATE, open.evidence.as_ref().unwrap()), "true");
         let public = &a.subnets.known().unwrap()[1];
         assert_eq!(
-            public.evidence.as_ref().unwrap().path,
+            &*public.evidence.as_ref().unwrap().path,
             "Resources.PublicRoute.Properties.GatewayId"
         );
 
@@ -802,7 +802,7 @@ Resources:
         let out = load_as("t.json", json);
         assert!(out.diagnostics.is_empty());
         let c = &out.clusters[0];
-        assert!(matches!(&c.capacity, Capacity::Declared(l) if l.path == "Resources.NG"));
+        assert!(matches!(&c.capacity, Capacity::Declared(l) if &*l.path == "Resources.NG"));
         assert_eq!(c.node_groups[0].name.known().unwrap(), "ng");
         assert_eq!(
             c.fargate_profiles[0].selectors.known().unwrap()[0]
@@ -862,7 +862,7 @@ Resources:
         let sel = &p.selectors.known().unwrap()[0];
         assert_eq!(sel.known_labels().unwrap(), [("a", "b")]);
         assert_eq!(
-            sel.labels_loc.as_ref().unwrap().path,
+            &*sel.labels_loc.as_ref().unwrap().path,
             "Resources.P.Properties.Config.selectors[0].labels"
         );
     }

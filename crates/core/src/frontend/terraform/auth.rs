@@ -172,7 +172,7 @@ pub fn refine(env: &Env<'_>, obj: &Value, auth: &mut AwsAuth, prefix: &str) {
     let path = auth
         .map_roles_loc
         .as_ref()
-        .map_or_else(|| "data.mapRoles".to_string(), |l| l.path.clone());
+        .map_or_else(|| "data.mapRoles".to_string(), |l| l.path.to_string());
     auth.roles = mappings(env, &decoded, &path, prefix);
 }
 

@@ -33,7 +33,7 @@ pub fn link(
     if let Some(r) = cluster
         .execution_roles
         .iter_mut()
-        .find(|r| r.loc.path == addr)
+        .find(|r| *r.loc.path == *addr)
     {
         r.profiles.push(pi);
         return;

@@ -87,7 +87,7 @@ fn eks_module_profiles_and_locals_in_any_order() {
     let sel = &p.selectors.known().unwrap()[0];
     assert_eq!(sel.namespace.known().map(String::as_str), Some("karpenter"));
     assert_eq!(
-        sel.loc.path,
+        &*sel.loc.path,
         "module.eks.fargate_profiles.karpenter.selectors[0]"
     );
     assert!(!p.created_concurrently);
