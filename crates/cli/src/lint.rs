@@ -50,6 +50,8 @@ impl Options {
 
 /// The result of one run.
 pub struct Outcome {
+    /// The model the rules ran over.
+    pub project: Project,
     pub sources: Arc<Sources>,
     pub diagnostics: Vec<Diagnostic>,
     pub files_scanned: usize,
@@ -413,6 +415,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
     );
 
     Outcome {
+        project,
         sources,
         diagnostics,
         files_scanned,

@@ -290,9 +290,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => emit(text.as_bytes()),
     }
-    Ok(ExitCode::from(
-        u8::try_from(outcome.exit_code()).unwrap_or(2),
-    ))
+    let code = u8::try_from(outcome.exit_code()).unwrap_or(2);
+    // The process ends here: the system frees the model faster than
+    // dropping it item by item would.
+    std::mem::forget(outcome);
+    Ok(ExitCode::from(code))
 }
 
 /// Write to stdout; a closed pipe (`fplint rules | head`) is not an error worth a panic.
