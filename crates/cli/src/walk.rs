@@ -68,22 +68,26 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
             .follow_links(false)
             .build_parallel()
             .run(|| {
-                Box::new(|entry| {
-                    let keep = match entry {
-                        Ok(e) => accept(&e, &root, &excluded)
-                            .map(|p| Ok((p, e.file_type().is_some_and(|t| t.is_file())))),
-                        Err(e) => Some(Err(e.to_string())),
-                    };
-                    if let Some(item) = keep {
-                        let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
-                        match item {
-                            Ok((path, listed_file)) => f.0.push(Candidate {
-                                path,
-                                explicit: false,
-                                listed_file,
-                            }),
-                            Err(msg) => f.1.push(msg),
+                // Each walker thread keeps its own lists and hands them over
+                // once, when it ends: no lock per entry.
+                let mut local = Local {
+                    found: &found,
+                    files: Vec::new(),
+                    errors: Vec::new(),
+                };
+                let (root, excluded) = (&root, &excluded);
+                Box::new(move |entry| {
+                    match entry {
+                        Ok(e) => {
+                            if let Some(path) = accept(&e, root, excluded) {
+                                local.files.push(Candidate {
+                                    path,
+                                    explicit: false,
+                                    listed_file: e.file_type().is_some_and(|t| t.is_file()),
+                                });
+                            }
                         }
+                        Err(e) => local.errors.push(e.to_string()),
                     }
                     ignore::WalkState::Continue
                 })
@@ -105,6 +109,21 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
         }
     });
     out
+}
+
+/// One walker thread's finds, added to the shared lists when it is dropped.
+struct Local<'a> {
+    found: &'a std::sync::Mutex<(Vec<Candidate>, Vec<String>)>,
+    files: Vec<Candidate>,
+    errors: Vec<String>,
+}
+
+impl Drop for Local<'_> {
+    fn drop(&mut self) {
+        let mut f = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        f.0.append(&mut self.files);
+        f.1.append(&mut self.errors);
+    }
 }
 
 /// The path of a walked entry fplint reads, if it is one.

@@ -3,6 +3,7 @@
 
 use crate::source::{FileId, Fingerprint, SourceFile};
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -31,13 +32,15 @@ pub enum LoadError {
 #[derive(Debug)]
 pub struct Sources {
     files: RwLock<Vec<Arc<SourceFile>>>,
-    by_path: Mutex<HashMap<PathBuf, FileId>>,
+    /// Keyed by the canonical path's bytes: `Path`'s own hash walks its
+    /// components, which showed in profiles of large trees.
+    by_path: Mutex<HashMap<Arc<OsStr>, FileId>>,
     /// Canonical forms of folders, as reached.
-    dirs: Mutex<HashMap<PathBuf, PathBuf>>,
+    dirs: Mutex<HashMap<OsString, PathBuf>>,
     /// Canonical roots that reads must stay under; empty means no confinement.
     roots: Vec<PathBuf>,
     /// Where each file read from disk came from, to read a released text again.
-    origins: Mutex<HashMap<FileId, PathBuf>>,
+    origins: Mutex<HashMap<FileId, Arc<OsStr>>>,
     /// Files whose text changed between the first read and a second one.
     changed: Mutex<Vec<String>>,
     pub max_file_size: u64,
@@ -105,14 +108,15 @@ impl Sources {
         if !self.roots.is_empty() && !self.roots.iter().any(|r| canonical.starts_with(r)) {
             return Err(LoadError::OutsideTree { path: display });
         }
-        if let Some(id) = self.lock_paths().get(&canonical).copied() {
+        let key: Arc<OsStr> = Arc::from(canonical.as_os_str());
+        if let Some(id) = self.lock_paths().get(&key).copied() {
             if let Some(f) = self.get(id) {
                 return Ok(f);
             }
         }
         let text = self.read_text(&canonical, &display)?;
         let mut paths = self.lock_paths();
-        if let Some(id) = paths.get(&canonical).copied() {
+        if let Some(id) = paths.get(&key).copied() {
             drop(paths);
             if let Some(f) = self.get(id) {
                 return Ok(f);
@@ -120,8 +124,8 @@ impl Sources {
             paths = self.lock_paths();
         }
         let f = self.add_text(display, text);
-        self.lock_origins().insert(f.id, canonical.clone());
-        paths.insert(canonical, f.id);
+        self.lock_origins().insert(f.id, key.clone());
+        paths.insert(key, f.id);
         Ok(f)
     }
 
@@ -209,7 +213,7 @@ impl Sources {
         let Some(origin) = self.lock_origins().get(&f.id).cloned() else {
             return f.clone();
         };
-        let text = match self.read_text(&origin, &f.path) {
+        let text = match self.read_text(Path::new(&origin), &f.path) {
             Ok(t) if Fingerprint::of(&t) == expected => t,
             _ => {
                 let mut changed = self.changed.lock().unwrap_or_else(|e| e.into_inner());
@@ -246,7 +250,7 @@ impl Sources {
         self.len() == 0
     }
 
-    fn lock_origins(&self) -> std::sync::MutexGuard<'_, HashMap<FileId, PathBuf>> {
+    fn lock_origins(&self) -> std::sync::MutexGuard<'_, HashMap<FileId, Arc<OsStr>>> {
         self.origins.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -270,7 +274,7 @@ impl Sources {
     /// A folder's canonical form from its parent's, cached: one `lstat` per
     /// new folder instead of a `readlink` per component of its path.
     fn canonical_dir(&self, dir: &Path, depth: usize) -> std::io::Result<PathBuf> {
-        if let Some(d) = self.lock_dirs().get(dir) {
+        if let Some(d) = self.lock_dirs().get(dir.as_os_str()) {
             return Ok(d.clone());
         }
         let computed = match (dir.parent(), dir.file_name()) {
@@ -284,15 +288,16 @@ impl Sources {
             // The root, `.`, `..` and names ending in them: ask the system.
             _ => dir.canonicalize()?,
         };
-        self.lock_dirs().insert(dir.to_path_buf(), computed.clone());
+        self.lock_dirs()
+            .insert(dir.as_os_str().to_owned(), computed.clone());
         Ok(computed)
     }
 
-    fn lock_dirs(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, PathBuf>> {
+    fn lock_dirs(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, PathBuf>> {
         self.dirs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn lock_paths(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FileId>> {
+    fn lock_paths(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<OsStr>, FileId>> {
         self.by_path.lock().unwrap_or_else(|e| e.into_inner())
     }
 
