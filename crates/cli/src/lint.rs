@@ -220,7 +220,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         // Modelled: the text is read again only for files that get findings.
         let upto = sources.len();
         (released..upto).into_par_iter().for_each(|id| {
-            sources.release_text(fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX)));
+            let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
+            sources.release_text(id, crate::suppress::may_have_directives);
         });
         released = upto;
     }

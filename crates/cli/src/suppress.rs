@@ -9,6 +9,15 @@ use fplint_core::{Diagnostic, FileId, Severity, SourceFile, Span};
 
 pub const UNUSED: &str = "FP100";
 
+/// What every inline suppression starts with.
+const MARKER: &str = "fplint:";
+
+/// Whether a text may hold an inline suppression (and must be kept whole
+/// for [`apply`]).
+pub fn may_have_directives(text: &str) -> bool {
+    text.contains(MARKER)
+}
+
 #[derive(Debug)]
 enum Scope {
     /// A comment on this zero-based line: it covers its line and the next.
@@ -29,7 +38,7 @@ struct Directive {
 /// Directives in comments: the marker must follow `#` or `//` on its line.
 fn scan(file: &SourceFile) -> Vec<Directive> {
     let text: &str = &file.text;
-    if !text.contains("fplint:") {
+    if !may_have_directives(text) {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -37,7 +46,7 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
     for (line_no, line) in text.split_inclusive('\n').enumerate() {
         let start = offset;
         offset += line.len();
-        let Some(at) = line.find("fplint:") else {
+        let Some(at) = line.find(MARKER) else {
             continue;
         };
         let before = &line[..at];
@@ -45,7 +54,7 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
         if !in_comment {
             continue;
         }
-        let rest = line[at + "fplint:".len()..].trim_start();
+        let rest = line[at + MARKER.len()..].trim_start();
         let (file_wide, rest) = if let Some(r) = rest.strip_prefix("ignore-file[") {
             (true, r)
         } else if let Some(r) = rest.strip_prefix("ignore[") {

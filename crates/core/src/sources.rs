@@ -181,10 +181,10 @@ impl Sources {
     }
 
     /// Drop a file's text until it is asked for again: on a large tree most
-    /// files never get a finding, and their text is most of the memory. A
-    /// file not read from disk, or holding an inline suppression (which
-    /// suppressions are scanned for at the end), keeps its text.
-    pub fn release_text(&self, id: FileId) {
+    /// files never get a finding, and their text is most of the memory.
+    /// Files not read from disk, and files `keep` wants whole (the caller's
+    /// inline suppressions, scanned at the end), keep their text.
+    pub fn release_text(&self, id: FileId, keep: impl Fn(&str) -> bool) {
         if !self.lock_origins().contains_key(&id) {
             return;
         }
@@ -192,7 +192,7 @@ impl Sources {
         let Some(current) = self.peek(id) else {
             return;
         };
-        if current.is_released() || current.text.contains("fplint:") {
+        if current.is_released() || keep(&current.text) {
             return;
         }
         let released = Arc::new(current.released());
@@ -397,8 +397,9 @@ mod tests {
             .iter()
             .map(|p| sources.load(p).unwrap().id)
             .collect();
+        let suppressed = |t: &str| t.contains("fplint:");
         for id in &ids {
-            sources.release_text(*id);
+            sources.release_text(*id, suppressed);
         }
         let peeked: Vec<bool> = ids
             .iter()
@@ -410,7 +411,7 @@ mod tests {
         assert_eq!(&*sources.get(ids[0]).unwrap().text, "kind: A\n");
         assert!(!sources.peek(ids[0]).unwrap().is_released());
         // Loading a released file again reads it again, under the same id.
-        sources.release_text(ids[0]);
+        sources.release_text(ids[0], suppressed);
         let again = sources.load(&a).unwrap();
         assert_eq!((again.id, &*again.text), (ids[0], "kind: A\n"));
 
