@@ -517,3 +517,53 @@ fn every_format_on_the_examples() {
         insta::assert_snapshot!(format!("examples_{format}"), stdout(&o));
     }
 }
+
+/// A file's text is released once modelled and read again for its findings.
+/// If it changed in between, its findings cannot be placed: the run says so
+/// and exits 2 instead of pointing at the wrong lines.
+#[test]
+fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
+    use fplint_cli::lint::{self, ConfigChoice, Options};
+    let dir = tmp();
+    let original = match std::fs::read_to_string(
+        common::repo().join("examples/eksctl/problem/cluster.yaml"),
+    ) {
+        Ok(t) => t,
+        Err(e) => panic!("example: {e}"),
+    };
+    write(dir.path(), "cluster.yaml", &original);
+    let opts = Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    };
+    let cfg = fplint_cli::config::Config::default();
+    let paths = vec![dir.path().to_path_buf()];
+
+    // Unchanged: the findings' lines come from the text read back.
+    let same = lint::check_loaded(lint::load(&paths, &opts, &cfg), &opts, &cfg);
+    assert!(same.errors.is_empty(), "{:?}", same.errors);
+    assert!(common::concise(&same).contains("cluster.yaml:"));
+
+    let loaded = lint::load(&paths, &opts, &cfg);
+    write(dir.path(), "cluster.yaml", &format!("# edited\n{original}"));
+    let outcome = lint::check_loaded(loaded, &opts, &cfg);
+    assert!(!outcome.diagnostics.is_empty());
+    assert_eq!(outcome.exit_code(), 2);
+    assert_eq!(outcome.errors.len(), 1, "{:?}", outcome.errors);
+    assert!(
+        outcome.errors[0].ends_with("cluster.yaml: changed while fplint was reading it; run again"),
+        "{:?}",
+        outcome.errors
+    );
+    // Every renderer still works without the text.
+    let human = fplint_cli::render::human::render(
+        &outcome,
+        &fplint_cli::render::human::HumanOptions {
+            color: false,
+            width: 100,
+        },
+    );
+    assert!(human.contains("FP001"));
+    assert!(fplint_cli::render::json::render(&outcome).contains("\"FP001\""));
+    assert!(fplint_cli::render::sarif::render(&outcome).contains("FP001"));
+}
