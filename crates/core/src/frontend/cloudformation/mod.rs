@@ -366,9 +366,13 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
 fn read_pod_identity(t: &Template<'_>, r: &template::Resource<'_>) -> PodIdentityAssociation {
     let path = format!("Resources.{}", r.id);
     let whole = Loc::new(r.key.span, path.clone());
-    let prop = |k: &str| match t.present(r.prop(k)) {
-        Some(n) => located(t, n, format!("{path}.Properties.{k}")),
-        None => Located::new(Known::Unknown, whole.clone()),
+    let prop = |k: &str| {
+        located_or_unknown(
+            t,
+            t.present(r.prop(k)),
+            || format!("{path}.Properties.{k}"),
+            &whole,
+        )
     };
     PodIdentityAssociation {
         namespace: prop("Namespace"),
@@ -401,6 +405,20 @@ fn located(t: &Template<'_>, node: &Node, path: String) -> Located<String> {
     Located::new(t.eval_str(node), Loc::new(node.span, path))
 }
 
+/// A property's string where written; unknown at `whole` when it is not
+/// (CloudFormation generates names that are left out).
+fn located_or_unknown(
+    t: &Template<'_>,
+    node: Option<&Node>,
+    path: impl FnOnce() -> String,
+    whole: &Loc,
+) -> Located<String> {
+    match node {
+        Some(n) => located(t, n, path()),
+        None => Located::new(Known::Unknown, whole.clone()),
+    }
+}
+
 fn read_profile(
     t: &Template<'_>,
     r: &template::Resource<'_>,
@@ -409,11 +427,12 @@ fn read_profile(
 ) -> FargateProfile {
     let props = format!("{path}.Properties");
     let profile_loc = Loc::new(r.key.span, path.to_string());
-    let name = match r.prop("FargateProfileName") {
-        Some(n) => located(t, n, format!("{props}.FargateProfileName")),
-        // CloudFormation generates a name.
-        None => Located::new(Known::Unknown, profile_loc.clone()),
-    };
+    let name = located_or_unknown(
+        t,
+        r.prop("FargateProfileName"),
+        || format!("{props}.FargateProfileName"),
+        &profile_loc,
+    );
     let sel_path = format!("{props}.Selectors");
     let (selectors, selectors_loc) = match r.prop("Selectors") {
         None => (Known::Known(Vec::new()), profile_loc.clone()),
@@ -449,10 +468,12 @@ fn read_cdk_profile(
     let config = r.prop("Config");
     let get = |k: &str| config.and_then(|c| t.present(c.get(k)));
     let profile_loc = Loc::new(r.key.span, path.to_string());
-    let name = match get("fargateProfileName") {
-        Some(n) => located(t, n, format!("{cfg_path}.fargateProfileName")),
-        None => Located::new(Known::Unknown, profile_loc.clone()),
-    };
+    let name = located_or_unknown(
+        t,
+        get("fargateProfileName"),
+        || format!("{cfg_path}.fargateProfileName"),
+        &profile_loc,
+    );
     let sel_path = format!("{cfg_path}.selectors");
     let (selectors, selectors_loc) = match (config, get("selectors")) {
         (Some(_), None) => (Known::Known(Vec::new()), profile_loc.clone()),
@@ -591,10 +612,12 @@ fn read_addon(
 ) -> Addon {
     let props = format!("{path}.Properties");
     let addon_loc = Loc::new(r.key.span, path.to_string());
-    let name = match r.prop("AddonName") {
-        Some(n) => located(t, n, format!("{props}.AddonName")),
-        None => Located::new(Known::Unknown, addon_loc.clone()),
-    };
+    let name = located_or_unknown(
+        t,
+        r.prop("AddonName"),
+        || format!("{props}.AddonName"),
+        &addon_loc,
+    );
     let configuration = t.present(r.prop("ConfigurationValues")).map(|cv| {
         let value = match t.eval_str(cv) {
             Known::Known(s) => crate::value::Value::parse_embedded(&s),

@@ -209,16 +209,7 @@ fn ordering_through_module_outputs() {
         "{CLUSTER}\nresource \"helm_release\" \"a\" {{\n  chart = \"x\"\n  depends_on = [module.eks]\n}}\nresource \"helm_release\" \"b\" {{\n  chart = \"x\"\n  name = module.eks.cluster_name\n}}\nresource \"helm_release\" \"c\" {{\n  chart = \"x\"\n  name = local.n\n}}\nlocals {{ n = length(module.eks.fargate_profiles) }}\n"
     );
     let (out, _, _) = load(&[("main.tf", &tf)]);
-    let g = crate::model::Project {
-        graphs: vec![out.graph.clone().unwrap()],
-        ..Default::default()
-    };
-    let c = &out.clusters[0];
-    let p = c.fargate_profiles[0].resource.unwrap();
-    let rel = |i: usize| c.helm_releases[i].resource.unwrap();
-    assert!(g.depends_on(rel(0), p));
-    assert!(!g.depends_on(rel(1), p));
-    assert!(g.depends_on(rel(2), p));
+    assert_eq!(releases_after_profile(&out), [true, false, true]);
 }
 
 #[test]
@@ -280,12 +271,29 @@ fn fixture(rel: &str) -> String {
     std::fs::read_to_string(p).unwrap()
 }
 
-/// What FP003 reads: which profiles may be created together.
-fn parallel_pairs(out: &UnitOutput) -> usize {
-    let project = crate::model::Project {
+/// A project holding only the unit's dependency graph, to ask it questions.
+fn project_of(out: &UnitOutput) -> crate::model::Project {
+    crate::model::Project {
         graphs: vec![out.graph.clone().unwrap()],
         ..Default::default()
-    };
+    }
+}
+
+/// For each Helm release of the first cluster: whether it is ordered after
+/// the cluster's first Fargate profile.
+fn releases_after_profile(out: &UnitOutput) -> Vec<bool> {
+    let g = project_of(out);
+    let c = &out.clusters[0];
+    let p = c.fargate_profiles[0].resource.unwrap();
+    c.helm_releases
+        .iter()
+        .map(|h| g.depends_on(h.resource.unwrap(), p))
+        .collect()
+}
+
+/// What FP003 reads: which profiles may be created together.
+fn parallel_pairs(out: &UnitOutput) -> usize {
+    let project = project_of(out);
     let ps = &out.clusters[0].fargate_profiles;
     let mut n = 0;
     for (i, a) in ps.iter().enumerate() {
@@ -522,16 +530,7 @@ output "profile_arn" { value = aws_eks_fargate_profile.p.arn }
 output "cluster" { value = var.cluster }
 "#;
     let (out, _, _) = load(&[("main.tf", root), ("modules/fargate/main.tf", child)]);
-    let g = crate::model::Project {
-        graphs: vec![out.graph.clone().unwrap()],
-        ..Default::default()
-    };
-    let c = &out.clusters[0];
-    let p = c.fargate_profiles[0].resource.unwrap();
-    let rel = |i: usize| c.helm_releases[i].resource.unwrap();
-    assert!(g.depends_on(rel(0), p));
-    assert!(!g.depends_on(rel(1), p));
-    assert!(g.depends_on(rel(2), p));
+    assert_eq!(releases_after_profile(&out), [true, false, true]);
 }
 
 #[test]
@@ -611,10 +610,7 @@ fn kubectl_and_kubernetes_manifests_become_workloads() {
     assert_eq!(w.cluster_key.as_deref(), Some("demo-prod"));
     let f = sources.get(w.loc.span.file).unwrap();
     assert_eq!(f.slice(w.loc.span), "Deployment");
-    let g = crate::model::Project {
-        graphs: vec![out.graph.clone().unwrap()],
-        ..Default::default()
-    };
+    let g = project_of(&out);
     let p = out.clusters[0].fargate_profiles[0].resource.unwrap();
     assert!(g.depends_on(w.resource.unwrap(), p));
     assert_eq!(
@@ -743,15 +739,7 @@ fn releases_in_a_local_module_inherit_its_depends_on() {
     );
     let child = "variable \"cluster\" {}\nresource \"helm_release\" \"k\" {\n  chart = \"karpenter\"\n  namespace = \"karpenter\"\n}\n";
     let (out, _, _) = load(&[("main.tf", &root), ("addons/main.tf", child)]);
-    let g = crate::model::Project {
-        graphs: vec![out.graph.clone().unwrap()],
-        ..Default::default()
-    };
-    let c = &out.clusters[0];
-    let p = c.fargate_profiles[0].resource.unwrap();
-    assert_eq!(c.helm_releases.len(), 2);
-    assert!(g.depends_on(c.helm_releases[0].resource.unwrap(), p));
-    assert!(!g.depends_on(c.helm_releases[1].resource.unwrap(), p));
+    assert_eq!(releases_after_profile(&out), [true, false]);
 }
 
 #[test]
