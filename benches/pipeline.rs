@@ -5,7 +5,7 @@
 //! `cargo bench --bench pipeline`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fplint_cli::lint::{self, ConfigChoice, Options};
+use fplint::lint::{self, ConfigChoice, Options};
 use fplint_core::source::FileId;
 use fplint_core::tree::{self, Limits};
 use rayon::prelude::*;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 // Measure what the binary runs, with its allocator.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: fplint::allocator::Global = fplint::allocator::GLOBAL;
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {

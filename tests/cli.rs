@@ -523,7 +523,7 @@ fn every_format_on_the_examples() {
 /// and exits 2 instead of pointing at the wrong lines.
 #[test]
 fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
-    use fplint_cli::lint::{self, ConfigChoice, Options};
+    use fplint::lint::{self, ConfigChoice, Options};
     let dir = tmp();
     let original = match std::fs::read_to_string(
         common::repo().join("examples/eksctl/problem/cluster.yaml"),
@@ -536,7 +536,7 @@ fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
         config: ConfigChoice::Disabled,
         ..Options::default()
     };
-    let cfg = fplint_cli::config::Config::default();
+    let cfg = fplint::config::Config::default();
     let paths = vec![dir.path().to_path_buf()];
 
     // Unchanged: the findings' lines come from the text read back.
@@ -556,14 +556,14 @@ fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
         outcome.errors
     );
     // Every renderer still works without the text.
-    let human = fplint_cli::render::human::render(
+    let human = fplint::render::human::render(
         &outcome,
-        &fplint_cli::render::human::HumanOptions {
+        &fplint::render::human::HumanOptions {
             color: false,
             width: 100,
         },
     );
     assert!(human.contains("FP001"));
-    assert!(fplint_cli::render::json::render(&outcome).contains("\"FP001\""));
-    assert!(fplint_cli::render::sarif::render(&outcome).contains("FP001"));
+    assert!(fplint::render::json::render(&outcome).contains("\"FP001\""));
+    assert!(fplint::render::sarif::render(&outcome).contains("FP001"));
 }

@@ -3,7 +3,7 @@
 //! never panic on arbitrary cluster models (built through the eksctl
 //! frontend from generated documents).
 
-use fplint_cli::lint::{lint_bytes, Options};
+use fplint::lint::{lint_bytes, Options};
 use fplint_core::glob;
 use fplint_core::placement::patterns_intersect;
 use fplint_core::source::FileId;

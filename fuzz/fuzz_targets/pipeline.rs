@@ -3,7 +3,7 @@
 //! An "internal error" FP000 means a panic reached the last line of defence.
 #![no_main]
 
-use fplint_cli::lint::{lint_bytes, Options};
+use fplint::lint::{lint_bytes, Options};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

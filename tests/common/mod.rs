@@ -1,11 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use fplint_cli::lint::{self, ConfigChoice, Options, Outcome};
+use fplint::lint::{self, ConfigChoice, Options, Report};
 use std::path::{Path, PathBuf};
 
 /// Lint paths the way `fplint check --no-config` does.
-pub fn lint(paths: &[PathBuf]) -> Outcome {
+pub fn lint(paths: &[PathBuf]) -> Report {
     let opts = Options {
         config: ConfigChoice::Disabled,
         ..Options::default()
@@ -16,8 +16,8 @@ pub fn lint(paths: &[PathBuf]) -> Outcome {
     }
 }
 
-pub fn concise(o: &Outcome) -> String {
-    fplint_cli::render::concise::render(o)
+pub fn concise(o: &Report) -> String {
+    fplint::render::concise::render(o)
 }
 
 pub fn repo() -> &'static Path {

@@ -1,9 +1,5 @@
-use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
-use fplint_cli::config::ConfigError;
-use fplint_cli::lint::{self, ConfigChoice, Options};
-use fplint_cli::render;
-use fplint_core::Severity;
+use fplint::{render, ConfigChoice, Linter, Options, Severity};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -127,32 +123,29 @@ struct CheckArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    run(Cli::parse())
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Check(args) => check(args),
-        Command::Rule { code } => match fplint_rules::find(&code) {
+        Command::Rule { code } => match fplint::rules::find(&code) {
             Some(r) => {
                 emit(r.doc.as_bytes());
-                Ok(ExitCode::SUCCESS)
+                ExitCode::SUCCESS
             }
             None => {
                 eprintln!("error: unknown rule `{code}`; `fplint rules` lists them");
-                Ok(ExitCode::from(2))
+                ExitCode::from(2)
             }
         },
         Command::Rules { format } => {
-            emit(list_rules(format).as_bytes());
-            Ok(ExitCode::SUCCESS)
+            let text = match format {
+                ListFormat::Text => render::rules::text(),
+                ListFormat::Json => render::rules::json(),
+            };
+            emit(text.as_bytes());
+            ExitCode::SUCCESS
         }
         Command::Placement {
             paths,
@@ -165,79 +158,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 (false, Some(f)) => ConfigChoice::File(f),
                 (false, None) => ConfigChoice::Discover,
             };
-            let cfg = match lint::resolve_config(&paths, &choice) {
-                Ok(c) => c,
+            let linter = match Linter::with_choice(&paths, &choice) {
+                Ok(l) => l,
                 Err(e) => {
-                    eprint!("{}", render_config_error(&e));
-                    return Ok(ExitCode::from(2));
+                    eprint!("{}", render::config_error(&e));
+                    return ExitCode::from(2);
                 }
             };
-            let loaded = lint::load(&paths, &Options::default(), &cfg);
-            let tables = fplint_cli::placement::tables(&loaded);
+            let tables = fplint::placement::tables(&linter.load(&paths));
             let text = match format {
-                ListFormat::Text => fplint_cli::placement::render_text(&tables),
-                ListFormat::Json => {
-                    let mut s = serde_json::to_string_pretty(&tables).unwrap_or_default();
-                    s.push('\n');
-                    s
-                }
+                ListFormat::Text => fplint::placement::render_text(&tables),
+                ListFormat::Json => fplint::placement::render_json(&tables),
             };
             emit(text.as_bytes());
-            Ok(ExitCode::SUCCESS)
+            ExitCode::SUCCESS
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "fplint", &mut buf);
             emit(&buf);
-            Ok(ExitCode::SUCCESS)
+            ExitCode::SUCCESS
         }
     }
 }
 
-fn list_rules(format: ListFormat) -> String {
-    let rules = fplint_rules::REGISTRY;
-    match format {
-        ListFormat::Json => {
-            let list: Vec<serde_json::Value> = rules
-                .iter()
-                .map(|r| {
-                    serde_json::json!({
-                        "code": r.code,
-                        "name": r.name,
-                        "default_severity": r.default_severity.as_str(),
-                        "formats": r.formats.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
-                        "summary": r.summary,
-                    })
-                })
-                .collect();
-            let mut s = serde_json::to_string_pretty(&list).unwrap_or_default();
-            s.push('\n');
-            s
-        }
-        ListFormat::Text => {
-            let mut s = String::new();
-            for r in rules {
-                let formats: Vec<&str> = r.formats.iter().map(|f| f.as_str()).collect();
-                s.push_str(&format!(
-                    "{:<6} {:<34} {:<8} {}\n",
-                    r.code,
-                    r.name,
-                    r.default_severity.as_str(),
-                    formats.join(", ")
-                ));
-            }
-            s
-        }
-    }
-}
-
-fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+fn check(args: CheckArgs) -> ExitCode {
     let started = std::time::Instant::now();
     for code in args.select.iter().flatten().chain(&args.ignore) {
-        if !fplint_cli::config::is_known_selector(code) {
+        if !fplint::config::is_known_selector(code) {
             eprintln!("error: unknown rule code or prefix `{code}`; `fplint rules` lists them");
-            return Ok(ExitCode::from(2));
+            return ExitCode::from(2);
         }
     }
     let opts = Options {
@@ -253,11 +204,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         },
         ..Options::default()
     };
-    let outcome = match lint::run(&args.paths, &opts) {
-        Ok(o) => o,
+    let outcome = match Linter::with_choice(&args.paths, &opts.config) {
+        Ok(linter) => linter.with_options(opts).check_paths(&args.paths),
         Err(e) => {
-            eprint!("{}", render_config_error(&e));
-            return Ok(ExitCode::from(2));
+            eprint!("{}", render::config_error(&e));
+            return ExitCode::from(2);
         }
     };
     for e in &outcome.errors {
@@ -286,15 +237,19 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => {
+            if let Err(e) = fplint::fs::write_atomically(path, text.as_bytes()) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
         None => emit(text.as_bytes()),
     }
     let code = u8::try_from(outcome.exit_code()).unwrap_or(2);
     // The process ends here: the system frees the model faster than
     // dropping it item by item would.
     std::mem::forget(outcome);
-    Ok(ExitCode::from(code))
+    ExitCode::from(code)
 }
 
 /// Write to stdout; a closed pipe (`fplint rules | head`) is not an error worth a panic.
@@ -304,27 +259,6 @@ fn emit(bytes: &[u8]) {
     let _ = out.flush();
 }
 
-fn render_config_error(e: &ConfigError) -> String {
-    use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
-    let name = e.path.display().to_string();
-    let mut report = miette::MietteDiagnostic::new(format!("invalid config: {}", e.message));
-    if let Some(span) = &e.span {
-        report = report.with_label(LabeledSpan::at(span.clone(), "here"));
-    }
-    let report =
-        miette::Report::new(report).with_source_code(NamedSource::new(name, e.text.clone()));
-    let mut out = String::new();
-    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
-    if handler.render_report(&mut out, report.as_ref()).is_err() {
-        out = format!(
-            "error: invalid config {}: {}\n",
-            e.path.display(),
-            e.message
-        );
-    }
-    out
-}
-
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: fplint::allocator::Global = fplint::allocator::GLOBAL;

@@ -2,7 +2,7 @@
 //! annotations on the pull request.
 
 use super::{place, rule_name};
-use crate::lint::Outcome;
+use crate::lint::Report;
 use fplint_core::Severity;
 
 /// Escaping for the message part of a workflow command.
@@ -17,7 +17,7 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(outcome: &Outcome) -> String {
+pub fn render(outcome: &Report) -> String {
     let mut s = String::new();
     for d in &outcome.diagnostics {
         let p = place(outcome, d);

@@ -1,7 +1,7 @@
 //! `--format human`: miette code frames, reading only the lines around each span.
 
 use super::rule_name;
-use crate::lint::Outcome;
+use crate::lint::Report;
 use fplint_core::{Diagnostic, Severity, SourceFile};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
@@ -131,7 +131,7 @@ pub struct HumanOptions {
     pub width: usize,
 }
 
-pub fn render(outcome: &Outcome, opts: &HumanOptions) -> String {
+pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
     let theme = if opts.color {
         GraphicalTheme::unicode()
     } else {
@@ -184,7 +184,7 @@ pub fn render(outcome: &Outcome, opts: &HumanOptions) -> String {
 }
 
 /// `Found 3 problems (2 errors, 1 warning) in 12 files.`
-pub fn summary(outcome: &Outcome, elapsed: std::time::Duration) -> String {
+pub fn summary(outcome: &Report, elapsed: std::time::Duration) -> String {
     let count = |s: Severity| {
         outcome
             .diagnostics

@@ -1,9 +1,9 @@
 //! `--format concise`: one line per finding, `file:line:col: FPxxx message`.
 
 use super::place;
-use crate::lint::Outcome;
+use crate::lint::Report;
 
-pub fn render(outcome: &Outcome) -> String {
+pub fn render(outcome: &Report) -> String {
     let mut s = String::new();
     for d in &outcome.diagnostics {
         let p = place(outcome, d);

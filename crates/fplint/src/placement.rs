@@ -309,3 +309,10 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
     }
     out
 }
+
+/// The tables as pretty JSON, one object per cluster.
+pub fn render_json(tables: &[ClusterTable]) -> String {
+    let mut s = serde_json::to_string_pretty(tables).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -2,7 +2,7 @@
 //! code units, SARIF's default, and the run says so.
 
 use super::rule_name;
-use crate::lint::Outcome;
+use crate::lint::Report;
 use fplint_core::Severity;
 use serde_json::{json, Value};
 
@@ -29,7 +29,7 @@ fn full_description(doc: &str) -> String {
         .join(" ")
 }
 
-pub fn render(outcome: &Outcome) -> String {
+pub fn render(outcome: &Report) -> String {
     let rules: Vec<Value> = fplint_rules::REGISTRY
         .iter()
         .map(|r| {

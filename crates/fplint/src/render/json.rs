@@ -1,11 +1,11 @@
 //! `--format json`: the contract in the CLI spec, version 1.
 
 use super::{place, rule_name};
-use crate::lint::Outcome;
+use crate::lint::Report;
 use serde::Serialize;
 
 #[derive(Serialize)]
-struct Report<'a> {
+struct JsonReport<'a> {
     version: u32,
     files_scanned: usize,
     diagnostics: Vec<JsonDiagnostic<'a>>,
@@ -35,7 +35,7 @@ struct JsonRelated<'a> {
     message: &'a str,
 }
 
-pub fn render(outcome: &Outcome) -> String {
+pub fn render(outcome: &Report) -> String {
     let diagnostics = outcome
         .diagnostics
         .iter()
@@ -70,7 +70,7 @@ pub fn render(outcome: &Outcome) -> String {
             }
         })
         .collect();
-    let report = Report {
+    let report = JsonReport {
         version: 1,
         files_scanned: outcome.files_scanned,
         diagnostics,

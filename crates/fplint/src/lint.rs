@@ -49,7 +49,7 @@ impl Options {
 }
 
 /// The result of one run.
-pub struct Outcome {
+pub struct Report {
     /// The model the rules ran over.
     pub project: Project,
     pub sources: Arc<Sources>,
@@ -60,7 +60,12 @@ pub struct Outcome {
     pub fail_on: Severity,
 }
 
-impl Outcome {
+impl Report {
+    /// The findings, sorted by file, position and code.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
     pub fn has_parse_error(&self) -> bool {
         self.diagnostics
             .iter()
@@ -110,7 +115,7 @@ pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config
     }
 }
 
-pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Outcome, ConfigError> {
+pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Report, ConfigError> {
     let cfg = resolve_config(paths, &opts.config)?;
     Ok(run_with_config(paths, opts, &cfg))
 }
@@ -239,7 +244,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     }
 }
 
-pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Outcome {
+pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Report {
     check_loaded(load(paths, opts, cfg), opts, cfg)
 }
 
@@ -268,9 +273,13 @@ pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// pipeline (reading, frontends, rules, suppressions) as `check` runs it on
 /// a file of that name. For fuzzing and tests; a `.tf` name is a module of
 /// one file.
-pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Outcome {
-    let cfg = Config::default();
-    let (limits, max_file_size) = opts.effective_limits(&cfg);
+pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Report {
+    lint_bytes_with_config(name, bytes, opts, &Config::default())
+}
+
+/// [`lint_bytes`] under a given configuration (selection, severities, quotas).
+pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Config) -> Report {
+    let (limits, max_file_size) = opts.effective_limits(cfg);
     // A root that does not exist: `file()` and local modules read nothing.
     let sources = Arc::new(Sources::new(vec![PathBuf::from(
         "/nonexistent/fplint-in-memory",
@@ -324,7 +333,8 @@ pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Outcome {
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
-    assign_clusters(&mut project, &cfg, &sources, None);
+    apply_cluster_overrides(&mut project, cfg);
+    assign_clusters(&mut project, cfg, &sources, None);
     let loaded = Loaded {
         project,
         sources,
@@ -334,11 +344,11 @@ pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Outcome {
         errors: Vec::new(),
         base: None,
     };
-    check_loaded(loaded, opts, &cfg)
+    check_loaded(loaded, opts, cfg)
 }
 
 /// Run the rules over what was loaded, then filter and sort.
-pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
+pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
     let Loaded {
         project,
         sources,
@@ -415,7 +425,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Outcome {
             .map(|p| format!("{p}: changed while fplint was reading it; run again")),
     );
 
-    Outcome {
+    Report {
         project,
         sources,
         diagnostics,

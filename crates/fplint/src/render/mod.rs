@@ -1,0 +1,97 @@
+//! Renderers: diagnostics are data until they reach this edge.
+
+pub mod concise;
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod sarif;
+
+use crate::lint::Report;
+use fplint_core::{Diagnostic, LineCol};
+
+/// A diagnostic's place, in the units the contract uses.
+pub struct Place {
+    pub file: String,
+    pub start: LineCol,
+    pub end: LineCol,
+}
+
+pub fn place(outcome: &Report, d: &Diagnostic) -> Place {
+    match outcome.file(d) {
+        Some(f) => Place {
+            file: f.path.clone(),
+            start: f.line_col(d.span.start as usize),
+            end: f.line_col(d.span.end as usize),
+        },
+        None => Place {
+            file: String::new(),
+            start: LineCol { line: 1, column: 1 },
+            end: LineCol { line: 1, column: 1 },
+        },
+    }
+}
+
+/// The rule name for a code (`FP001` → `coredns-selector-labels`).
+pub fn rule_name(code: &str) -> &'static str {
+    fplint_rules::find(code).map_or("unknown", |r| r.name)
+}
+
+/// The rule list of `fplint rules`: one row per rule as text, or a JSON array.
+pub mod rules {
+    /// One line per rule: code, name, default severity, formats.
+    pub fn text() -> String {
+        let mut s = String::new();
+        for r in fplint_rules::REGISTRY {
+            let formats: Vec<&str> = r.formats.iter().map(|f| f.as_str()).collect();
+            s.push_str(&format!(
+                "{:<6} {:<34} {:<8} {}\n",
+                r.code,
+                r.name,
+                r.default_severity.as_str(),
+                formats.join(", ")
+            ));
+        }
+        s
+    }
+
+    /// A JSON array of `{code, name, default_severity, formats, summary}`.
+    pub fn json() -> String {
+        let list: Vec<serde_json::Value> = fplint_rules::REGISTRY
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "code": r.code,
+                    "name": r.name,
+                    "default_severity": r.default_severity.as_str(),
+                    "formats": r.formats.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+                    "summary": r.summary,
+                })
+            })
+            .collect();
+        let mut s = serde_json::to_string_pretty(&list).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+/// A configuration error as a code frame pointing at the key at fault.
+pub fn config_error(e: &crate::config::ConfigError) -> String {
+    use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+    let name = e.path.display().to_string();
+    let mut report = miette::MietteDiagnostic::new(format!("invalid config: {}", e.message));
+    if let Some(span) = &e.span {
+        report = report.with_label(LabeledSpan::at(span.clone(), "here"));
+    }
+    let report =
+        miette::Report::new(report).with_source_code(NamedSource::new(name, e.text.clone()));
+    let mut out = String::new();
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
+    if handler.render_report(&mut out, report.as_ref()).is_err() {
+        out = format!(
+            "error: invalid config {}: {}\n",
+            e.path.display(),
+            e.message
+        );
+    }
+    out
+}
