@@ -554,4 +554,41 @@ mod tests {
         );
         assert_eq!(roles[0].groups.known().map(Vec::len), Some(3));
     }
+
+    #[test]
+    fn karpenter_pools_and_classes() {
+        let out = load_text(
+            "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: old}\nspec:\n  providerRef: {name: tmpl}\n  startupTaints: [{key: a, effect: NoSchedule}, {key: b, effect: NoExecute}]\n---\napiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: tmpl}\nspec: {amiFamily: Custom}\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: plain}\nspec: {template: {spec: {nodeClassRef: {name: x}}}}\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: odd}\nspec: {template: {spec: {startupTaints: \"${taints}\"}}}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: x}\nspec: {amiSelectorTerms: [{id: ami-1}, {alias: al2023@latest}]}\n",
+        );
+        let pools = &out.karpenter.node_pools;
+        assert_eq!(pools.len(), 3);
+        let keys: Vec<_> = pools[0]
+            .startup_taints
+            .known()
+            .unwrap()
+            .iter()
+            .map(|k| k.known().unwrap().as_str())
+            .collect();
+        assert_eq!(keys, ["a", "b"]);
+        assert_eq!(
+            pools[0]
+                .node_class
+                .as_ref()
+                .and_then(|c| c.known())
+                .map(String::as_str),
+            Some("tmpl")
+        );
+        assert_eq!(pools[1].startup_taints.known().map(Vec::len), Some(0));
+        assert!(pools[1].startup_taints_loc.is_none());
+        // A taint list that is not a list cannot be read.
+        assert!(pools[2].startup_taints.known().is_none());
+        let classes = &out.karpenter.node_classes;
+        assert_eq!(classes[0].custom_ami.known(), Some(&true));
+        assert_eq!(classes[1].custom_ami.known(), Some(&false));
+        assert_eq!(
+            &*classes[1].custom_ami.loc.path,
+            "spec.amiSelectorTerms[1].alias"
+        );
+        assert!(out.workloads.is_empty());
+    }
 }
