@@ -2,9 +2,9 @@
 //!
 //! A pod execution role defined next to its profiles must carry the managed
 //! policy `AmazonEKSFargatePodExecutionRolePolicy` and trust
-//! `eks-fargate-pods.amazonaws.com`; otherwise Fargate cannot pull images or
-//! register its nodes, and pods stay Pending with "Pod execution role is not
-//! found in auth config or does not have all required permissions". A role
+//! `eks-fargate-pods.amazonaws.com`. The policy grants only four ECR read
+//! actions, so another policy may stand in for it; without the trust, EKS
+//! cannot use the role at all. A role
 //! with an IAM path is a warning: EKS maps it in `aws-auth` with the path,
 //! which the IAM authenticator does not match.
 
@@ -90,7 +90,7 @@ impl Rule for PodExecutionRoleIncomplete {
                             Diagnostic::new(
                                 "FP008",
                                 Severity::Error,
-                                format!("pod execution role `{name}` lacks the managed policy `{POLICY}`: Fargate cannot pull images or register its nodes"),
+                                format!("pod execution role `{name}` lacks the managed policy `{POLICY}`: unless another policy grants its ECR read actions, Fargate cannot pull images from private ECR repositories"),
                                 role.loc.span,
                             )
                             .with_label(format!("no `{POLICY}`"))
