@@ -300,7 +300,8 @@ mod tests {
 }
 
 /// What a pod asks for, as Fargate reads it: the larger of the largest init
-/// container and the sum of the regular containers, per resource.
+/// container and the sum of the regular containers, per resource, each
+/// container's effective requests (limits stand in for requests not set).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PodRequest {
     pub cpu_m: u64,
@@ -315,8 +316,9 @@ pub fn pod_request(pod: &crate::workload::PodTemplate) -> Known<PodRequest> {
     };
     let mut any_set = false;
     let mut read = |c: &crate::workload::Container| -> Option<(u64, u64)> {
-        let cpu = *c.requests.cpu.known()?;
-        let mem = *c.requests.memory.known()?;
+        let req = c.effective_requests();
+        let cpu = *req.cpu.known()?;
+        let mem = *req.memory.known()?;
         any_set |= cpu.is_some() || mem.is_some();
         Some((cpu.unwrap_or(0), mem.unwrap_or(0)))
     };

@@ -48,7 +48,7 @@ impl Rule for FargatePodSize {
                 };
                 let first = w.pod.containers.known().and_then(|c| c.first());
                 let at = first
-                    .and_then(|c| c.requests.loc.clone())
+                    .and_then(|c| c.effective_requests().loc)
                     .or_else(|| first.map(|c| c.loc.clone()))
                     .unwrap_or_else(|| w.pod.loc.clone());
                 let name = workload_name(w);
