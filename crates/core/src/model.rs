@@ -404,6 +404,21 @@ pub struct FargateProfile {
     pub created_concurrently: bool,
 }
 
+impl FargateProfile {
+    /// A name for messages: the known name, or where the profile is defined
+    /// (`aws_eks_fargate_profile.this`, the CloudFormation logical id).
+    pub fn display_name(&self) -> &str {
+        match self.name.known() {
+            Some(n) => n,
+            None => self
+                .loc
+                .path
+                .strip_prefix("Resources.")
+                .unwrap_or(&self.loc.path),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Selector {
     pub loc: Loc,
