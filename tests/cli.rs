@@ -51,6 +51,7 @@ fargateProfiles:
       - namespace: kube-system
         labels:
           k8s-app: kube-dns
+availabilityZones: [eu-west-1a, eu-west-1b]
 ";
 
 const CLEAN: &str = "apiVersion: eksctl.io/v1alpha5
@@ -62,6 +63,7 @@ fargateProfiles:
   - name: fp-system
     selectors:
       - namespace: kube-system
+availabilityZones: [eu-west-1a, eu-west-1b]
 ";
 
 const WARNING_ONLY: &str = "apiVersion: eksctl.io/v1alpha5
@@ -74,6 +76,7 @@ fargateProfiles:
       - namespace: kube-system
         labels:
           eks.amazonaws.com/component: coredns
+iam: {withOIDC: true}
 ";
 
 fn json(o: &Output) -> serde_json::Value {
@@ -247,12 +250,15 @@ fn select_and_ignore() {
 #[test]
 fn config_file_is_found_and_applied() {
     let d = tmp();
-    let mut many = String::from(CLEAN);
+    // More profiles, before the cluster-only section CLEAN ends with.
+    let (profiles, cluster_only) = CLEAN.split_at(CLEAN.find("availabilityZones").unwrap_or(0));
+    let mut many = String::from(profiles);
     for i in 0..11 {
         many.push_str(&format!(
             "  - name: fp-{i}\n    selectors:\n      - namespace: ns-{i}\n"
         ));
     }
+    many.push_str(cluster_only);
     write(d.path(), "infra/c.yaml", &many);
     assert_eq!(fplint(&["check", "infra"], d.path()).status.code(), Some(1));
     write(
@@ -393,7 +399,7 @@ fn tools_karpenter_version_decides_fp013() {
 /// `[tools] eksctl-version` settles FP001's version-dependent case.
 #[test]
 fn tools_eksctl_version_decides_fp001() {
-    let cluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: shop\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-coredns\n    selectors:\n      - namespace: kube-system\n        labels:\n          eks.amazonaws.com/component: coredns\n";
+    let cluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: shop\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-coredns\n    selectors:\n      - namespace: kube-system\n        labels:\n          eks.amazonaws.com/component: coredns\niam:\n  withOIDC: true\n";
     let run = |tools: &str| {
         let d = tmp();
         write(d.path(), "cluster.yaml", cluster);

@@ -18,6 +18,7 @@ fargateProfiles:
       - namespace: kube-system
         labels:
           k8s-app: kube-dns
+availabilityZones: [eu-west-1a, eu-west-1b]
 ";
 
 struct Run {

@@ -135,6 +135,12 @@ fields!(ExecutionRole {
     path,
     policies,
     trusted_services,
+    statements,
+});
+fields!(PolicyStatement {
+    allow,
+    actions,
+    loc
 });
 fields!(HelmRelease {
     name,

@@ -303,6 +303,81 @@ pub struct ExecutionRole {
     /// Service principals its trust policy allows (`eks-fargate-pods.amazonaws.com`);
     /// unknown when the policy cannot be read.
     pub trusted_services: Known<Vec<Located<String>>>,
+    /// The statements of the policy documents written in the code for the
+    /// role: its inline policies, and policies defined next to it that name
+    /// it. Unknown when one cannot be read.
+    pub statements: Known<Vec<PolicyStatement>>,
+}
+
+/// One statement of an IAM policy document, reduced to what it does to
+/// which actions. Conditions and resources are not read: a statement that
+/// allows an action is taken to allow it.
+#[derive(Clone, Debug)]
+pub struct PolicyStatement {
+    pub allow: bool,
+    /// Action patterns as written (`ecr:Get*`, `*`).
+    pub actions: Vec<String>,
+    pub loc: Loc,
+}
+
+/// `Allow`/`Deny` statements of a policy document; unknown when a part that
+/// decides what is allowed cannot be read (`NotAction`, a computed action).
+pub fn policy_statements(doc: &crate::value::Value, path: &str) -> Known<Vec<PolicyStatement>> {
+    use crate::value::ValueKind;
+    let stmts: Vec<&crate::value::Value> = match doc.get("Statement").map(|s| &s.kind) {
+        None => return Known::Known(Vec::new()),
+        Some(ValueKind::List(items)) => items.iter().collect(),
+        Some(ValueKind::Map(_)) => doc.get("Statement").into_iter().collect(),
+        Some(_) => return Known::Unknown,
+    };
+    let mut out = Vec::new();
+    for (i, s) in stmts.into_iter().enumerate() {
+        if s.get("NotAction").is_some() {
+            return Known::Unknown;
+        }
+        let allow = match s.get("Effect").and_then(|e| e.as_str()) {
+            Some("Allow") => true,
+            Some("Deny") => false,
+            _ => return Known::Unknown,
+        };
+        let actions = match s.get("Action").map(|a| (a, &a.kind)) {
+            None => Vec::new(),
+            Some((_, ValueKind::List(items))) => {
+                match items
+                    .iter()
+                    .map(|a| a.as_str().map(str::to_string))
+                    .collect()
+                {
+                    Some(v) => v,
+                    None => return Known::Unknown,
+                }
+            }
+            Some((a, _)) => match a.as_str() {
+                Some(x) => vec![x.to_string()],
+                None => return Known::Unknown,
+            },
+        };
+        out.push(PolicyStatement {
+            allow,
+            actions,
+            loc: Loc::new(s.span.unwrap_or_default(), format!("{path}.Statement[{i}]")),
+        });
+    }
+    Known::Known(out)
+}
+
+/// Both lists known: their concatenation; otherwise unknown.
+pub fn join_statements(
+    a: Known<Vec<PolicyStatement>>,
+    b: Known<Vec<PolicyStatement>>,
+) -> Known<Vec<PolicyStatement>> {
+    match (a, b) {
+        (Known::Known(mut a), Known::Known(b)) => {
+            a.extend(b);
+            Known::Known(a)
+        }
+        _ => Known::Unknown,
+    }
 }
 
 /// A Helm chart installed by the IaC (Terraform `helm_release`).
@@ -404,6 +479,21 @@ pub struct FargateProfile {
     /// The deployment engine may create this profile at the same time as
     /// another profile of the cluster unless a dependency orders them.
     pub created_concurrently: bool,
+}
+
+impl FargateProfile {
+    /// A name for messages: the known name, or where the profile is defined
+    /// (`aws_eks_fargate_profile.this`, the CloudFormation logical id).
+    pub fn display_name(&self) -> &str {
+        match self.name.known() {
+            Some(n) => n,
+            None => self
+                .loc
+                .path
+                .strip_prefix("Resources.")
+                .unwrap_or(&self.loc.path),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -128,6 +128,10 @@ fn choose(
     if cluster.profiles_incomplete && certain.is_empty() {
         return Known::Unknown;
     }
+    // The only profile that can take the pod takes it, whatever its name.
+    if let ([only], [], false) = (&certain[..], maybe, cluster.profiles_incomplete) {
+        return Known::Known(Some(*only));
+    }
     let mut names = Vec::new();
     for &p in &certain {
         match profile_name(&profiles[p]) {
@@ -300,7 +304,8 @@ mod tests {
 }
 
 /// What a pod asks for, as Fargate reads it: the larger of the largest init
-/// container and the sum of the regular containers, per resource.
+/// container and the sum of the regular containers, per resource, each
+/// container's effective requests (limits stand in for requests not set).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PodRequest {
     pub cpu_m: u64,
@@ -315,8 +320,9 @@ pub fn pod_request(pod: &crate::workload::PodTemplate) -> Known<PodRequest> {
     };
     let mut any_set = false;
     let mut read = |c: &crate::workload::Container| -> Option<(u64, u64)> {
-        let cpu = *c.requests.cpu.known()?;
-        let mem = *c.requests.memory.known()?;
+        let req = c.effective_requests();
+        let cpu = *req.cpu.known()?;
+        let mem = *req.memory.known()?;
         any_set |= cpu.is_some() || mem.is_some();
         Some((cpu.unwrap_or(0), mem.unwrap_or(0)))
     };
@@ -404,6 +410,61 @@ mod properties {
             ),
             labels_loc: None,
         }
+    }
+
+    fn profile(name: Option<&str>, namespaces: &[&str]) -> crate::model::FargateProfile {
+        crate::model::FargateProfile {
+            name: Located::new(
+                name.map(str::to_string).into(),
+                Loc::new(Default::default(), "aws_eks_fargate_profile.this"),
+            ),
+            loc: Loc::new(Default::default(), "aws_eks_fargate_profile.this"),
+            selectors: Known::Known(
+                namespaces
+                    .iter()
+                    .map(|n| selector(n.to_string(), Vec::new()))
+                    .collect(),
+            ),
+            selectors_loc: Loc::default(),
+            subnets: Known::Known(Vec::new()),
+            pod_execution_role: None,
+            role_ref: None,
+            resource: None,
+            created_concurrently: false,
+        }
+    }
+
+    #[test]
+    fn a_profile_without_a_known_name_still_takes_its_pods() {
+        let mut c = Cluster::new(
+            Located::new(Known::Known("shop".into()), Loc::default()),
+            "shop".into(),
+            Loc::default(),
+            crate::model::Provisioner::Terraform,
+        );
+        c.fargate_profiles = vec![
+            profile(None, &["apps", "shared"]),
+            profile(Some("b"), &["shared"]),
+        ];
+        // Only the unnamed profile matches: it takes the pod.
+        assert_eq!(
+            place(&c, Some("apps"), Some(&[])).chosen,
+            Known::Known(Some(0))
+        );
+        assert_eq!(
+            c.fargate_profiles[0].display_name(),
+            "aws_eks_fargate_profile.this"
+        );
+        // Two match, and the one Fargate picks depends on the unknown name.
+        assert_eq!(place(&c, Some("shared"), Some(&[])).chosen, Known::Unknown);
+        // None matches.
+        assert_eq!(
+            place(&c, Some("jobs"), Some(&[])).chosen,
+            Known::Known(None)
+        );
+        // A profile that may match (unknown selectors) could take it instead.
+        c.fargate_profiles[1].selectors = Known::Unknown;
+        assert_eq!(place(&c, Some("apps"), Some(&[])).chosen, Known::Unknown);
     }
 
     #[test]

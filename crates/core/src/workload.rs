@@ -105,6 +105,17 @@ pub struct Resources {
     pub loc: Option<Loc>,
 }
 
+impl Resources {
+    /// Kubernetes defaults a request that is not set to the limit of the
+    /// same resource, so a container with only limits requests them.
+    fn or_limit(own: &Known<Option<u64>>, limit: &Known<Option<u64>>) -> Known<Option<u64>> {
+        match own {
+            Known::Known(None) => limit.clone(),
+            k => k.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Container {
     pub name: Known<String>,
@@ -115,6 +126,23 @@ pub struct Container {
     pub host_ports: Vec<Loc>,
     /// Extended resources such as `nvidia.com/gpu` requested or limited.
     pub gpus: Vec<Loc>,
+}
+
+impl Container {
+    /// What the container requests once Kubernetes has defaulted it: per
+    /// resource, the request, else the limit. Located at the requests when
+    /// they are written, else at the limits.
+    pub fn effective_requests(&self) -> Resources {
+        Resources {
+            cpu: Resources::or_limit(&self.requests.cpu, &self.limits.cpu),
+            memory: Resources::or_limit(&self.requests.memory, &self.limits.memory),
+            loc: self
+                .requests
+                .loc
+                .clone()
+                .or_else(|| self.limits.loc.clone()),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -213,6 +241,66 @@ mod tests {
         assert_eq!(parse_memory("1e3"), Some(1000));
         assert_eq!(parse_memory("128974848"), Some(128_974_848));
         assert_eq!(parse_memory("-1Gi"), None);
+    }
+
+    #[test]
+    fn limits_default_the_requests() {
+        let res =
+            |cpu: Known<Option<u64>>, memory: Known<Option<u64>>, at: Option<usize>| Resources {
+                cpu,
+                memory,
+                loc: at.map(|s| {
+                    Loc::new(
+                        crate::source::Span::new(crate::source::FileId(0), s, s + 1),
+                        "",
+                    )
+                }),
+            };
+        let c = |requests, limits| Container {
+            name: Known::Unknown,
+            loc: Loc::default(),
+            requests,
+            limits,
+            privileged: None,
+            host_ports: Vec::new(),
+            gpus: Vec::new(),
+        };
+        let none = || res(Known::Known(None), Known::Known(None), None);
+        // Only limits: both are requested.
+        let e = c(
+            none(),
+            res(
+                Known::Known(Some(500)),
+                Known::Known(Some(1 << 30)),
+                Some(7),
+            ),
+        )
+        .effective_requests();
+        assert_eq!(
+            (e.cpu, e.memory),
+            (Known::Known(Some(500)), Known::Known(Some(1 << 30)))
+        );
+        assert_eq!(e.loc.map(|l| l.span.start), Some(7));
+        // Per resource: the CPU request stays, the memory limit fills in.
+        let e = c(
+            res(Known::Known(Some(250)), Known::Known(None), Some(3)),
+            res(
+                Known::Known(Some(2000)),
+                Known::Known(Some(1 << 30)),
+                Some(9),
+            ),
+        )
+        .effective_requests();
+        assert_eq!(
+            (e.cpu, e.memory),
+            (Known::Known(Some(250)), Known::Known(Some(1 << 30)))
+        );
+        assert_eq!(e.loc.map(|l| l.span.start), Some(3));
+        // An unknown limit leaves an unset request unknown; an unknown request stays unknown.
+        let e = c(none(), res(Known::Unknown, Known::Known(None), Some(9))).effective_requests();
+        assert_eq!((e.cpu, e.memory), (Known::Unknown, Known::Known(None)));
+        let e = c(res(Known::Unknown, Known::Known(None), Some(3)), none()).effective_requests();
+        assert_eq!(e.cpu, Known::Unknown);
     }
 
     #[test]

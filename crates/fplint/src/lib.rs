@@ -12,6 +12,7 @@
 //! apiVersion: eksctl.io/v1alpha5
 //! kind: ClusterConfig
 //! metadata: { name: demo, region: eu-west-1 }
+//! availabilityZones: [eu-west-1a, eu-west-1b]
 //! fargateProfiles:
 //!   - name: system
 //!     selectors:

@@ -43,8 +43,7 @@ fn gb(bytes: u64) -> f64 {
 fn profile_name(c: &Cluster, i: usize) -> String {
     c.fargate_profiles
         .get(i)
-        .and_then(|p| p.name.known().cloned())
-        .unwrap_or_else(|| "?".into())
+        .map_or_else(|| "?".into(), |p| p.display_name().to_string())
 }
 
 fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {

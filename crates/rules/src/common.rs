@@ -42,22 +42,10 @@ pub fn on_fargate(cluster: &Cluster, w: &Workload) -> Option<usize> {
     }
 }
 
-/// The profile's name, or its resource's logical name when the deployment
-/// engine generates the name (a CloudFormation profile without a name).
-pub fn profile_label<'a>(project: &'a Project, profile: &'a FargateProfile) -> &'a str {
-    if let Some(n) = profile.name.known() {
-        return n;
-    }
-    profile
-        .resource
-        .and_then(|r| {
-            project
-                .graphs
-                .get(r.graph as usize)?
-                .nodes
-                .get(r.node as usize)
-        })
-        .map_or("?", |n| n.name.as_str())
+/// The profile's name, or where it is defined when the name is generated or
+/// cannot be resolved (the CloudFormation logical id, the Terraform address).
+pub fn profile_label<'a>(_project: &'a Project, profile: &'a FargateProfile) -> &'a str {
+    profile.display_name()
 }
 
 pub fn profile_name<'a>(project: &'a Project, cluster: &'a Cluster, i: usize) -> &'a str {

@@ -95,9 +95,15 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     }
 
     read_node_groups(doc, &mut cluster);
-    // A config for an unnamed (templated) cluster is often a fragment for
-    // `eksctl create fargateprofile` against a cluster defined elsewhere.
-    if !cluster.name.value.is_known() && matches!(cluster.capacity, Capacity::None) {
+    if matches!(cluster.capacity, Capacity::None) {
+        cluster.capacity = auto_mode(doc);
+    }
+    // A config for an unnamed (templated) cluster, or one that says nothing
+    // but which profiles to add, is a fragment for `eksctl create
+    // fargateprofile` against a cluster defined elsewhere.
+    if (!cluster.name.value.is_known() || is_fragment(doc))
+        && matches!(cluster.capacity, Capacity::None)
+    {
         cluster.capacity = Capacity::Unknown;
     }
     read_addons(doc, &mut cluster);
@@ -160,6 +166,36 @@ fn read_pod_identities(doc: &Node, key: &str, out: &mut UnitOutput) {
                 cluster_key: Some(key.to_string()),
             });
         }
+    }
+}
+
+/// A config with nothing but `metadata` and `fargateProfiles`: what `eksctl
+/// create fargateprofile -f` takes for an existing cluster. `eksctl create
+/// cluster -f` takes it too, so it cannot tell whether the cluster has nodes.
+/// Any other section (`vpc`, `iam`, `addons`, `availabilityZones`, even an
+/// empty `nodeGroups`) belongs to the cluster's own definition.
+fn is_fragment(doc: &Node) -> bool {
+    doc.as_map().is_some_and(|entries| {
+        entries.iter().all(|e| {
+            matches!(
+                e.key.scalar(),
+                Some("apiVersion" | "kind" | "metadata" | "fargateProfiles")
+            )
+        })
+    })
+}
+
+/// EKS Auto Mode (`autoModeConfig.enabled: true`) runs EC2 nodes for the
+/// cluster; a placeholder leaves it unknown.
+fn auto_mode(doc: &Node) -> Capacity {
+    let Some(enabled) = doc.get("autoModeConfig").and_then(|a| a.get("enabled")) else {
+        return Capacity::None;
+    };
+    match enabled.as_bool() {
+        Some(true) => Capacity::Declared(loc(enabled, "autoModeConfig.enabled")),
+        Some(false) => Capacity::None,
+        None if enabled.is_null() => Capacity::None,
+        None => Capacity::Unknown,
     }
 }
 

@@ -292,6 +292,14 @@ fn resources(v: Option<&Value>, path: &str) -> Resources {
             loc: None,
         };
     };
+    // A map that cannot be resolved (`limits = var.x`) may set anything.
+    if v.is_unknown() {
+        return Resources {
+            cpu: Known::Unknown,
+            memory: Known::Unknown,
+            loc: Some(loc_of(v, path)),
+        };
+    }
     let qty = |key: &str, parse: fn(&str) -> Option<u64>| match v.get(key) {
         None => Known::Known(None),
         Some(q) => match text(&q.clone()).known().and_then(|s| parse(s)) {
@@ -315,7 +323,13 @@ fn containers(v: Option<&Value>, path: &str) -> Known<Vec<Container>> {
                 .enumerate()
                 .map(|(i, c)| {
                     let cp = format!("{path}[{i}]");
+                    // `resources = var.x`: its requests and limits are unknown too.
+                    let unknown = Value::unknown(None);
                     let res = c.get("resources");
+                    let part = |k: &str| match res {
+                        Some(r) if r.is_unknown() => Some(&unknown),
+                        _ => res.and_then(|r| r.get(k)),
+                    };
                     let mut gpus = Vec::new();
                     for part in ["requests", "limits"] {
                         if let Some(ValueKind::Map(entries)) =
@@ -348,14 +362,8 @@ fn containers(v: Option<&Value>, path: &str) -> Known<Vec<Container>> {
                     Container {
                         name: c.get("name").map_or(Known::Unknown, text),
                         loc: loc_of(c, &cp),
-                        requests: resources(
-                            res.and_then(|r| r.get("requests")),
-                            &format!("{cp}.resources.requests"),
-                        ),
-                        limits: resources(
-                            res.and_then(|r| r.get("limits")),
-                            &format!("{cp}.resources.limits"),
-                        ),
+                        requests: resources(part("requests"), &format!("{cp}.resources.requests")),
+                        limits: resources(part("limits"), &format!("{cp}.resources.limits")),
                         privileged: c
                             .get("securityContext")
                             .and_then(|s| s.get("privileged"))

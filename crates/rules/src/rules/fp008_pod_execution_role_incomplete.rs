@@ -1,23 +1,114 @@
 //! FP008 pod-execution-role-incomplete.
 //!
-//! A pod execution role defined next to its profiles must carry the managed
-//! policy `AmazonEKSFargatePodExecutionRolePolicy` and trust
-//! `eks-fargate-pods.amazonaws.com`. The policy grants only four ECR read
-//! actions, so another policy may stand in for it; without the trust, EKS
-//! cannot use the role at all. A role
-//! with an IAM path is a warning: EKS maps it in `aws-auth` with the path,
-//! which the IAM authenticator does not match. A cluster on access entries
-//! alone (`API`) never reads `aws-auth`, and access entries take paths.
+//! A pod execution role defined next to its profiles must allow the ECR
+//! pull actions (what `AmazonEKSFargatePodExecutionRolePolicy` grants, or
+//! another managed policy or statement that grants them) and trust
+//! `eks-fargate-pods.amazonaws.com`; otherwise Fargate cannot pull images
+//! from private ECR repositories, or cannot use the role at all. A role with
+//! an IAM path is a warning: EKS maps it in `aws-auth` with the path, which
+//! the IAM authenticator does not match. A cluster on access entries alone
+//! (`API`) never reads `aws-auth`, and access entries take paths. Quiet when
+//! a policy's content is not known.
 
 use crate::common::profile_label;
 use crate::{Context, Rule};
-use fplint_core::model::{Cluster, ExecutionRole, Loc, Project};
+use fplint_core::glob;
+use fplint_core::model::{Cluster, ExecutionRole, Known, Loc, Project};
 use fplint_core::{Diagnostic, Severity};
 
 pub struct PodExecutionRoleIncomplete;
 
 pub const POLICY: &str = "AmazonEKSFargatePodExecutionRolePolicy";
 const SERVICE: &str = "eks-fargate-pods.amazonaws.com";
+
+/// The actions an image pull calls. `AmazonEKSFargatePodExecutionRolePolicy`
+/// also grants `ecr:BatchCheckLayerAvailability`, which only pushes use.
+const PULL: &[&str] = &[
+    "ecr:GetAuthorizationToken",
+    "ecr:BatchGetImage",
+    "ecr:GetDownloadUrlForLayer",
+];
+
+/// AWS managed policies that grant every pull action.
+const GRANTS_PULL: &[&str] = &[
+    POLICY,
+    "AmazonEC2ContainerRegistryReadOnly",
+    "AmazonEC2ContainerRegistryPullOnly",
+    "AmazonEC2ContainerRegistryPowerUser",
+    "AmazonEC2ContainerRegistryFullAccess",
+    "AmazonECSTaskExecutionRolePolicy",
+    "AdministratorAccess",
+    "PowerUserAccess",
+];
+
+/// AWS managed policies known to grant no ECR action. Any other policy may
+/// grant them, which keeps the check quiet.
+const NO_ECR: &[&str] = &[
+    "AmazonEKSWorkerNodePolicy",
+    "AmazonEKS_CNI_Policy",
+    "AmazonEKSClusterPolicy",
+    "AmazonEKSVPCResourceController",
+    "AmazonEKSServicePolicy",
+    "AmazonSSMManagedInstanceCore",
+    "CloudWatchAgentServerPolicy",
+];
+
+/// An AWS managed policy's name (`arn:aws:iam::aws:policy/service-role/NAME`).
+fn aws_managed(arn: &str) -> Option<&str> {
+    let (_, rest) = arn.split_once(":iam::aws:policy/")?;
+    Some(rest.rsplit('/').next().unwrap_or(rest))
+}
+
+/// Whether an IAM action pattern (`ecr:Get*`, `*`) covers `action`.
+fn covers(pattern: &str, action: &str) -> bool {
+    glob::matches(&pattern.to_ascii_lowercase(), &action.to_ascii_lowercase())
+}
+
+/// The pull actions the role certainly lacks; unknown when a policy's
+/// content cannot be told or a statement denies one.
+fn missing_pull(role: &ExecutionRole) -> Known<Vec<&'static str>> {
+    let (Some(policies), Some(statements)) = (role.policies.known(), role.statements.known())
+    else {
+        return Known::Unknown;
+    };
+    let mut unknown_policy = false;
+    let mut granted_by_policy = false;
+    for p in policies {
+        let Some(arn) = p.known() else {
+            unknown_policy = true;
+            continue;
+        };
+        match aws_managed(arn) {
+            Some(n) if GRANTS_PULL.contains(&n) => granted_by_policy = true,
+            Some(n) if NO_ECR.contains(&n) => {}
+            _ => unknown_policy = true,
+        }
+    }
+    let denied = |a: &str| {
+        statements
+            .iter()
+            .any(|s| !s.allow && s.actions.iter().any(|p| covers(p, a)))
+    };
+    if PULL.iter().any(|a| denied(a)) {
+        return Known::Unknown;
+    }
+    if granted_by_policy {
+        return Known::Known(Vec::new());
+    }
+    let missing: Vec<&str> = PULL
+        .iter()
+        .copied()
+        .filter(|a| {
+            !statements
+                .iter()
+                .any(|s| s.allow && s.actions.iter().any(|p| covers(p, a)))
+        })
+        .collect();
+    if !missing.is_empty() && unknown_policy {
+        return Known::Unknown;
+    }
+    Known::Known(missing)
+}
 
 /// An IAM role ARN (`arn:aws:iam::111122223333:role/team/pods/NAME`) as its
 /// path (`/team/pods/`, `/` when none) and its name.
@@ -85,22 +176,34 @@ impl Rule for PodExecutionRoleIncomplete {
                     }
                     None => d,
                 };
-                if let Some(policies) = role.policies.known() {
-                    let attached = policies.iter().any(|p| {
-                        p.known()
-                            .is_some_and(|arn| arn.ends_with(&format!(":policy/{POLICY}")))
-                    });
-                    if !attached {
+                if let Known::Known(missing) = missing_pull(role) {
+                    if !missing.is_empty() {
+                        let list = missing
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        let (label, help) = if missing.len() == PULL.len() {
+                            (
+                                format!("no `{POLICY}` nor another grant of the ECR pull actions"),
+                                format!("attach `arn:aws:iam::aws:policy/{POLICY}` to the role"),
+                            )
+                        } else {
+                            (
+                                format!("does not allow {list}"),
+                                format!("allow {list} in the role's policy, or attach `arn:aws:iam::aws:policy/{POLICY}`"),
+                            )
+                        };
                         out.push(with_user(
                             Diagnostic::new(
                                 "FP008",
                                 Severity::Error,
-                                format!("pod execution role `{name}` lacks the managed policy `{POLICY}`: unless another policy grants its ECR read actions, Fargate cannot pull images from private ECR repositories"),
+                                format!("pod execution role `{name}` does not allow {list}: Fargate cannot pull images from private Amazon ECR repositories"),
                                 role.loc.span,
                             )
-                            .with_label(format!("no `{POLICY}`"))
+                            .with_label(label)
                             .with_path(role.loc.path.clone())
-                            .with_help(format!("attach `arn:aws:iam::aws:policy/{POLICY}` to the role")),
+                            .with_help(help),
                         ));
                     }
                 }
@@ -124,10 +227,11 @@ impl Rule for PodExecutionRoleIncomplete {
                         ));
                     }
                 }
+                // An empty path is the root path.
                 let path = role
                     .path
                     .known()
-                    .filter(|p| paths_matter && p.as_str() != "/");
+                    .filter(|p| paths_matter && !matches!(p.as_str(), "/" | ""));
                 if let Some(path) = path {
                     path_warning(
                         out,
@@ -160,5 +264,30 @@ impl Rule for PodExecutionRoleIncomplete {
                 path_warning(out, format!("pod execution role `{name}`"), &path, &arn.loc);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn managed_policy_names_and_action_patterns() {
+        assert_eq!(
+            aws_managed("arn:aws:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy"),
+            Some("AmazonECSTaskExecutionRolePolicy")
+        );
+        assert_eq!(
+            aws_managed(
+                "arn:${AWS::Partition}:iam::aws:policy/AmazonEKSFargatePodExecutionRolePolicy"
+            ),
+            Some(POLICY)
+        );
+        assert_eq!(aws_managed("arn:aws:iam::111122223333:policy/pull"), None);
+        assert!(covers("ecr:Get*", "ecr:GetAuthorizationToken"));
+        assert!(covers("ECR:batchgetimage", "ecr:BatchGetImage"));
+        assert!(covers("*", "ecr:BatchGetImage"));
+        assert!(!covers("ecr:Describe*", "ecr:GetDownloadUrlForLayer"));
+        assert!(!covers("s3:*", "ecr:BatchGetImage"));
     }
 }

@@ -10,10 +10,35 @@ use crate::common::{on_fargate, profile_name, workload_name, workloads_of};
 use crate::{Context, Rule};
 use fplint_core::model::Known;
 use fplint_core::placement::{billed_size, pod_request, OVERHEAD_MIB};
-use fplint_core::workload::WorkloadKind;
+use fplint_core::workload::{Container, PodTemplate, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
 pub struct FargatePodSize;
+
+/// An init container whose effective CPU or memory request exceeds the sum
+/// of the regular containers', or else the first regular container.
+fn sizing_container(pod: &PodTemplate) -> Option<&Container> {
+    let regular = pod.containers.known()?;
+    let amount = |c: &Container| {
+        let r = c.effective_requests();
+        (
+            r.cpu.known().copied().flatten().unwrap_or(0),
+            r.memory.known().copied().flatten().unwrap_or(0),
+        )
+    };
+    let sum = regular.iter().map(amount).fold((0u64, 0u64), |a, b| {
+        (a.0.saturating_add(b.0), a.1.saturating_add(b.1))
+    });
+    let init = pod.init_containers.known().and_then(|init| {
+        init.iter()
+            .filter(|c| {
+                let (cpu, mem) = amount(c);
+                cpu > sum.0 || mem > sum.1
+            })
+            .max_by_key(|c| amount(c))
+    });
+    init.or_else(|| regular.first())
+}
 
 // Fargate's on-demand Linux/x86 price per vCPU-hour and GB-hour in us-east-1,
 // as published in 2026; AWS changes them, and only their ratio matters here.
@@ -47,9 +72,11 @@ impl Rule for FargatePodSize {
                 let Known::Known(req) = pod_request(&w.pod) else {
                     continue;
                 };
-                let first = w.pod.containers.known().and_then(|c| c.first());
+                // The container that sets the size: an init container that
+                // asks for more than the regular ones together, else the first.
+                let first = sizing_container(&w.pod);
                 let at = first
-                    .and_then(|c| c.requests.loc.clone())
+                    .and_then(|c| c.effective_requests().loc)
                     .or_else(|| first.map(|c| c.loc.clone()))
                     .unwrap_or_else(|| w.pod.loc.clone());
                 let name = workload_name(w);

@@ -4,8 +4,12 @@
 
 use super::intrinsic::{self, as_fn, sub_vars};
 use super::template::{Resource, Template};
-use crate::model::{Cluster, ExecutionRole, Known, Loc, Located};
+use crate::model::{
+    join_statements, policy_statements, Cluster, ExecutionRole, Known, Loc, Located,
+    PolicyStatement,
+};
 use crate::tree::Node;
+use crate::value::Value;
 
 const ROLE: &str = "AWS::IAM::Role";
 
@@ -52,8 +56,13 @@ fn read_role(t: &Template<'_>, r: &Resource<'_>, path: String) -> ExecutionRole 
     let name = t
         .present(r.prop("RoleName"))
         .map(|n| Located::new(t.eval_str(n), Loc::new(n.span, format!("{props}.RoleName"))));
+    // An empty path (a parameter defaulting to '') is the root path.
     let role_path = match t.present(r.prop("Path")) {
-        Some(p) => Located::new(t.eval_str(p), Loc::new(p.span, format!("{props}.Path"))),
+        Some(p) => Located::new(
+            t.eval_str(p)
+                .map(|s| if s.is_empty() { "/".into() } else { s }),
+            Loc::new(p.span, format!("{props}.Path")),
+        ),
         None => Located::new(Known::Known("/".into()), loc.clone()),
     };
     ExecutionRole {
@@ -63,7 +72,56 @@ fn read_role(t: &Template<'_>, r: &Resource<'_>, path: String) -> ExecutionRole 
         path: role_path,
         policies: policies(t, r, &props),
         trusted_services: services(t, r, &props),
+        statements: statements(t, r, &props),
     }
+}
+
+/// A `PolicyDocument`'s statements; an intrinsic in its place is unknown.
+fn document(doc: Option<&Node>, path: &str) -> Known<Vec<PolicyStatement>> {
+    match doc {
+        Some(d) if as_fn(d).is_none() && d.as_map().is_some() => {
+            policy_statements(&Value::from_node(d), path)
+        }
+        _ => Known::Unknown,
+    }
+}
+
+/// The role's inline `Policies`, and the `AWS::IAM::Policy` and
+/// `AWS::IAM::ManagedPolicy` resources of the template that name it in `Roles`.
+fn statements(t: &Template<'_>, r: &Resource<'_>, props: &str) -> Known<Vec<PolicyStatement>> {
+    let mut out = Known::Known(Vec::new());
+    if let Some(list) = t.present(r.prop("Policies")) {
+        let Some(items) = list.as_seq() else {
+            return Known::Unknown;
+        };
+        for (i, p) in items.iter().enumerate() {
+            if as_fn(p).is_some() {
+                return Known::Unknown;
+            }
+            let doc = document(
+                p.get("PolicyDocument"),
+                &format!("{props}.Policies[{i}].PolicyDocument"),
+            );
+            out = join_statements(out, doc);
+        }
+    }
+    for p in &t.resources {
+        if !matches!(p.ty, "AWS::IAM::Policy" | "AWS::IAM::ManagedPolicy") {
+            continue;
+        }
+        let names_role = p
+            .prop("Roles")
+            .and_then(Node::as_seq)
+            .is_some_and(|roles| roles.iter().any(|x| intrinsic::ref_target(x) == Some(r.id)));
+        if names_role {
+            let doc = document(
+                p.prop("PolicyDocument"),
+                &format!("Resources.{}.Properties.PolicyDocument", p.id),
+            );
+            out = join_statements(out, doc);
+        }
+    }
+    out
 }
 
 /// A string whose only unknowns are pseudo parameters that do not change
@@ -88,8 +146,8 @@ fn text(t: &Template<'_>, n: &Node) -> Known<String> {
     }
 }
 
-/// `ManagedPolicyArns`, and managed policies that name the role in their
-/// `Roles` (their ARN is the template's to make: unknown).
+/// `ManagedPolicyArns`. Managed policies of the template that name the role
+/// in their `Roles` are read as statements instead.
 fn policies(t: &Template<'_>, r: &Resource<'_>, props: &str) -> Known<Vec<Located<String>>> {
     let mut out = Vec::new();
     if let Some(list) = t.present(r.prop("ManagedPolicyArns")) {
@@ -105,15 +163,6 @@ fn policies(t: &Template<'_>, r: &Resource<'_>, props: &str) -> Known<Vec<Locate
                 Known::Unknown => return Known::Unknown,
             }
         }
-    }
-    let attached_elsewhere = t.resources.iter().any(|p| {
-        p.ty == "AWS::IAM::ManagedPolicy"
-            && p.prop("Roles")
-                .and_then(Node::as_seq)
-                .is_some_and(|roles| roles.iter().any(|x| intrinsic::ref_target(x) == Some(r.id)))
-    });
-    if attached_elsewhere {
-        return Known::Unknown;
     }
     Known::Known(out)
 }

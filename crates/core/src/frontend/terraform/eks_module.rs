@@ -175,6 +175,7 @@ pub fn read(
             c.authentication_mode = super::auth::module_authentication_mode(ctx, body, file, sc);
             let i = b.add_cluster(c, addr.clone());
             b.note_capacity(Some(i), node_groups(ctx, block, file, sc, &module_path));
+            b.note_capacity(Some(i), auto_mode(ctx, block, file, sc, &module_path));
             let defaults = attr("fargate_profile_defaults");
             // v18+ fall back to the cluster's `subnet_ids`; v17 to
             // `coalescelist(fargate_subnets, subnets)`.
@@ -327,6 +328,36 @@ fn node_groups(
     } else {
         Capacity::None
     }
+}
+
+/// EKS Auto Mode from the module's input: `compute_config` (v21) or
+/// `cluster_compute_config` (v20), both off unless `enabled = true`.
+fn auto_mode(
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    sc: &eval::Scope,
+    module_path: &str,
+) -> Capacity {
+    for key in ["compute_config", "cluster_compute_config"] {
+        let Some(x) = ctx.eval_attr(&block.body, key, file, sc) else {
+            continue;
+        };
+        return match &x.kind {
+            ValueKind::Null => Capacity::None,
+            ValueKind::Map(_) => match x.get("enabled").map(|e| (e, eval::as_bool(e))) {
+                None => Capacity::None,
+                Some((e, Some(true))) => Capacity::Declared(Loc::new(
+                    e.span.or(x.span).unwrap_or_default(),
+                    format!("{module_path}.{key}.enabled"),
+                )),
+                Some((_, Some(false))) => Capacity::None,
+                Some((_, None)) => Capacity::Unknown,
+            },
+            _ => Capacity::Unknown,
+        };
+    }
+    Capacity::None
 }
 
 fn read_addons(

@@ -752,6 +752,17 @@ pub fn scalar_text(x: &Value) -> Option<String> {
     }
 }
 
+/// A boolean as Terraform converts it (`true`, `"false"`); null is false.
+pub fn as_bool(x: &Value) -> Option<bool> {
+    match &x.kind {
+        ValueKind::Bool(b) => Some(*b),
+        ValueKind::String(s) if s == "true" => Some(true),
+        ValueKind::String(s) if s == "false" => Some(false),
+        ValueKind::Null => Some(false),
+        _ => None,
+    }
+}
+
 pub fn as_num(x: &Value) -> Option<f64> {
     match &x.kind {
         ValueKind::Number(s) | ValueKind::String(s) => s.trim().parse::<f64>().ok(),

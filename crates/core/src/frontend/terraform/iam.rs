@@ -4,9 +4,13 @@
 use super::eval::{self, span_of, Env};
 use super::graph::refs_of_expr;
 use super::{text, Builder};
-use crate::model::{ExecutionRole, Known, Loc, Located};
+use crate::model::{
+    join_statements, policy_statements, ExecutionRole, Known, Loc, Located, PolicyStatement,
+};
+use crate::source::FileId;
 use crate::value::{Value, ValueKind};
 use hcl_edit::expr::Expression;
+use hcl_edit::structure::{Body, Structure};
 use hcl_edit::Span as _;
 
 /// Link a profile (cluster `ci`, profile `pi`) to the role its
@@ -62,8 +66,15 @@ fn read_role(env: &Env<'_>, name: &str, addr: &str) -> Option<ExecutionRole> {
         })
     };
     let loc = Loc::new(header, addr);
+    // An empty path is the root path.
     let path = match attr("path") {
-        Some(p) => super::located_str(Some(&p), header, &format!("{addr}.path")),
+        Some(p) => {
+            let mut l = super::located_str(Some(&p), header, &format!("{addr}.path"));
+            if l.known().is_some_and(String::is_empty) {
+                l.value = Known::Known("/".into());
+            }
+            l
+        }
         None => Located::new(Known::Known("/".into()), loc.clone()),
     };
     let name_v =
@@ -75,14 +86,99 @@ fn read_role(env: &Env<'_>, name: &str, addr: &str) -> Option<ExecutionRole> {
             None => Known::Unknown,
         },
     };
+    let (policies, attached) = policies(env, name, attr("managed_policy_arns"));
+    let statements = join_statements(
+        attached,
+        join_statements(
+            inline_policies(env, file, body, addr),
+            role_policies(env, name),
+        ),
+    );
     Some(ExecutionRole {
         profiles: Vec::new(),
         loc,
         name: name_v,
         path,
-        policies: policies(env, name, attr("managed_policy_arns")),
+        policies,
         trusted_services,
+        statements,
     })
+}
+
+/// The statements of a `policy` argument (JSON text, `jsonencode`, a heredoc).
+fn policy_document(
+    env: &Env<'_>,
+    file: FileId,
+    body: &Body,
+    path: &str,
+) -> Known<Vec<PolicyStatement>> {
+    let Some(a) = body.get_attribute("policy") else {
+        return Known::Unknown;
+    };
+    let v = env
+        .eval(&a.value, file, &Vec::new())
+        .unwrap_or_else(|_| Value::unknown(span_of(file, a.value.span())));
+    match text::decode(env, &v) {
+        Some(doc) if matches!(doc.kind, ValueKind::Map(_)) => policy_statements(&doc, path),
+        _ => Known::Unknown,
+    }
+}
+
+/// The role's `inline_policy` blocks; a `dynamic` one is unknown.
+fn inline_policies(
+    env: &Env<'_>,
+    file: FileId,
+    body: &Body,
+    addr: &str,
+) -> Known<Vec<PolicyStatement>> {
+    let mut out = Known::Known(Vec::new());
+    for s in body.iter() {
+        let Structure::Block(b) = s else { continue };
+        match (b.ident.as_str(), b.labels.first().map(|l| l.as_str())) {
+            ("inline_policy", _) => {
+                // An empty block removes the inline policies Terraform manages.
+                if b.body.get_attribute("policy").is_none() {
+                    continue;
+                }
+                let doc = policy_document(env, file, &b.body, &format!("{addr}.inline_policy"));
+                out = join_statements(out, doc);
+            }
+            ("dynamic", Some("inline_policy")) => return Known::Unknown,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `aws_iam_role_policy` resources whose `role` is this role.
+fn role_policies(env: &Env<'_>, name: &str) -> Known<Vec<PolicyStatement>> {
+    let mut keys: Vec<&String> = env
+        .decls
+        .resources
+        .keys()
+        .filter(|k| k.starts_with("aws_iam_role_policy."))
+        .collect();
+    keys.sort();
+    let mut out = Known::Known(Vec::new());
+    for k in keys {
+        let Some(&(file, body, repeated)) = env.decls.resources.get(k) else {
+            continue;
+        };
+        let Some(role_attr) = body.get_attribute("role") else {
+            continue;
+        };
+        let names_role = refs_of_expr(&role_attr.value)
+            .iter()
+            .any(|r| r.root == "aws_iam_role" && r.attrs.first().is_some_and(|n| n == name));
+        if !names_role {
+            continue;
+        }
+        if repeated {
+            return Known::Unknown;
+        }
+        out = join_statements(out, policy_document(env, file, body, k));
+    }
+    out
 }
 
 /// `Statement[].Principal.Service`, a string or a list.
@@ -120,8 +216,14 @@ fn services(doc: &Value) -> Known<Vec<Located<String>>> {
     Known::Known(out)
 }
 
-/// `managed_policy_arns` on the role, and attachments that name the role.
-fn policies(env: &Env<'_>, name: &str, inline: Option<Value>) -> Known<Vec<Located<String>>> {
+/// `managed_policy_arns` on the role, and attachments that name the role;
+/// an attached `aws_iam_policy` of the module is read as statements.
+fn policies(
+    env: &Env<'_>,
+    name: &str,
+    inline: Option<Value>,
+) -> (Known<Vec<Located<String>>>, Known<Vec<PolicyStatement>>) {
+    let mut statements = Known::Known(Vec::new());
     let mut out = Vec::new();
     let mut push = |v: &Value, path: &str| -> bool {
         match eval::scalar_text(v).or_else(|| super::auth::policy_arn_text(env, v)) {
@@ -137,11 +239,11 @@ fn policies(env: &Env<'_>, name: &str, inline: Option<Value>) -> Known<Vec<Locat
     };
     if let Some(list) = inline {
         let ValueKind::List(items) = &list.kind else {
-            return Known::Unknown;
+            return (Known::Unknown, statements);
         };
         for i in items {
             if !push(i, "managed_policy_arns") {
-                return Known::Unknown;
+                return (Known::Unknown, statements);
             }
         }
     }
@@ -172,17 +274,29 @@ fn policies(env: &Env<'_>, name: &str, inline: Option<Value>) -> Known<Vec<Locat
         }
         if repeated {
             // Attachments made by for_each/count: their ARNs are not enumerated here.
-            return Known::Unknown;
+            return (Known::Unknown, statements);
         }
         let Some(a) = body.get_attribute("policy_arn") else {
-            return Known::Unknown;
+            return (Known::Unknown, statements);
         };
         let v = env
             .eval(&a.value, file, &Vec::new())
             .unwrap_or_else(|_| Value::unknown(None));
-        if !push(&v, &format!("{k}.policy_arn")) {
-            return Known::Unknown;
+        if push(&v, &format!("{k}.policy_arn")) {
+            continue;
+        }
+        // A policy of the module: its document, not its ARN, says what it allows.
+        let policy = refs_of_expr(&a.value)
+            .into_iter()
+            .find(|r| r.root == "aws_iam_policy")
+            .and_then(|r| r.attrs.first().cloned())
+            .map(|n| format!("aws_iam_policy.{n}"));
+        match policy.and_then(|p| Some((env.decls.resources.get(&p).copied()?, p))) {
+            Some(((pfile, pbody, false), p)) => {
+                statements = join_statements(statements, policy_document(env, pfile, pbody, &p));
+            }
+            _ => return (Known::Unknown, statements),
         }
     }
-    Known::Known(out)
+    (Known::Known(out), statements)
 }

@@ -58,7 +58,9 @@ pub fn read(
                     .map(|v| located_str(Some(&v), bspan, &format!("{path}.version")));
                 c.authentication_mode =
                     super::auth::cluster_authentication_mode(ctx, body, file, &inst.scope);
-                b.add_cluster(c, addr.clone());
+                let capacity = auto_mode(ctx, &inst, &path);
+                let i = b.add_cluster(c, addr.clone());
+                b.note_capacity(Some(i), capacity);
             }
         }
         "aws_eks_fargate_profile" | "awscc_eks_fargate_profile" => {
@@ -198,6 +200,38 @@ pub fn read(
         }
         _ => {}
     }
+}
+
+/// EKS Auto Mode (`compute_config { enabled = true }`) runs EC2 nodes for
+/// the cluster, and hybrid nodes (`remote_network_config`) may run what
+/// Fargate does not; a block or value that cannot be resolved is unknown.
+fn auto_mode(ctx: &Ctx<'_, '_>, inst: &Inst<'_>, path: &str) -> Capacity {
+    match ctx.blocks(inst.body, "remote_network_config", inst.file, &inst.scope) {
+        Known::Known(b) if b.is_empty() => {}
+        _ => return Capacity::Unknown,
+    }
+    let Known::Known(blocks) = ctx.blocks(inst.body, "compute_config", inst.file, &inst.scope)
+    else {
+        return Capacity::Unknown;
+    };
+    let mut capacity = Capacity::None;
+    for cc in &blocks {
+        // `enabled` left out is false.
+        let Some(v) = ctx.eval_attr(cc.body, "enabled", cc.file, &cc.scope) else {
+            continue;
+        };
+        match super::eval::as_bool(&v) {
+            Some(true) => {
+                return Capacity::Declared(Loc::new(
+                    v.span.unwrap_or(cc.span),
+                    format!("{path}.compute_config.enabled"),
+                ))
+            }
+            Some(false) => {}
+            None => capacity = Capacity::Unknown,
+        }
+    }
+    capacity
 }
 
 /// `selector { namespace, labels }` blocks, static or `dynamic "selector"`.
