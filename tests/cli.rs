@@ -347,6 +347,86 @@ fn output_is_identical_across_thread_counts() {
     assert_eq!(one, run("4"));
 }
 
+/// `fplint rule CODE` shows each rule's sources, for every registered rule.
+#[test]
+fn rule_output_shows_sources() {
+    let d = tmp();
+    for rule in fplint_rules::REGISTRY {
+        let o = fplint(&["rule", rule.code], d.path());
+        assert_eq!(o.status.code(), Some(0), "{}", rule.code);
+        let text = stdout(&o);
+        let at = text
+            .find("\n## Sources\n")
+            .unwrap_or_else(|| panic!("{}: `fplint rule` shows no Sources", rule.code));
+        assert!(
+            text[at..].lines().skip(2).any(|l| l.starts_with("- ")),
+            "{}: the Sources section is empty",
+            rule.code
+        );
+    }
+}
+
+/// `[tools] karpenter-version` stands in for a version the files do not say.
+#[test]
+fn tools_karpenter_version_decides_fp013() {
+    let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: shared\n      startupTaints:\n        - key: ebs.csi.aws.com/agent-not-ready\n          effect: NoExecute\n";
+    for (version, fires) in [("1.4.2", true), ("1.5.0", false)] {
+        let d = tmp();
+        write(d.path(), "nodepool.yaml", pool);
+        write(
+            d.path(),
+            "fplint.toml",
+            &format!("[tools]\nkarpenter-version = \"{version}\"\n"),
+        );
+        let o = fplint(&["check", "--format", "concise", "."], d.path());
+        let text = stdout(&o);
+        if fires {
+            assert_eq!(o.status.code(), Some(1), "{text}");
+            assert_eq!(
+                text.trim_end(),
+                "nodepool.yaml:13:9: FP013 [warning] Karpenter 1.4.2 copies the startup taints of NodePool `general` onto each node at registration and can put back `ebs.csi.aws.com/agent-not-ready` after its daemon removed it, so the node stays unschedulable (fixed in 1.5.0 for the built-in AMI families)"
+            );
+        } else {
+            assert!(!text.contains("FP013"), "{text}");
+        }
+    }
+    let d = tmp();
+    write(
+        d.path(),
+        "fplint.toml",
+        "[tools]\nkarpenter-version = \"latest\"\n",
+    );
+    let o = fplint(&["check", "."], d.path());
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// `[tools] eksctl-version` settles FP001's version-dependent case.
+#[test]
+fn tools_eksctl_version_decides_fp001() {
+    let cluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: shop\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-coredns\n    selectors:\n      - namespace: kube-system\n        labels:\n          eks.amazonaws.com/component: coredns\n";
+    let run = |tools: &str| {
+        let d = tmp();
+        write(d.path(), "cluster.yaml", cluster);
+        write(d.path(), "fplint.toml", tools);
+        let o = fplint(&["check", "--format", "concise", "."], d.path());
+        (o.status.code(), stdout(&o).trim_end().to_string())
+    };
+    assert_eq!(
+        run("[tools]\neksctl-version = \"0.207.0\"\n"),
+        (Some(1), "cluster.yaml:11:11: FP001 [error] eksctl 0.207.0 (from `[tools] eksctl-version`) ignores a labelled `kube-system` selector and leaves CoreDNS Pending: only 0.208.0 and later accept `eks.amazonaws.com/component: coredns`".to_string())
+    );
+    assert_eq!(
+        run("[tools]\neksctl-version = \"v0.208.0\"\n"),
+        (Some(0), String::new())
+    );
+    let (code, text) = run("");
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("FP001 [warning] CoreDNS moves to Fargate only with eksctl 0.208.0"),
+        "{text}"
+    );
+}
+
 #[test]
 fn rule_docs_and_list() {
     let d = tmp();

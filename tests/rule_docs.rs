@@ -13,7 +13,86 @@ const SECTIONS: &[&str] = &[
     "## Example",
     "## How to fix",
     "## References",
+    "## Sources",
 ];
+
+/// The `## Sources` section of a doc: up to the next `## ` heading.
+pub fn sources_section(doc: &str) -> Option<&str> {
+    let start = doc.find("\n## Sources\n")? + 1;
+    let body = &doc[start + "## Sources\n".len()..];
+    Some(match body.find("\n## ") {
+        Some(end) => &body[..end],
+        None => body,
+    })
+}
+
+/// A reference a reader can check again: a full commit SHA, a tag with its
+/// version (`tag v1.5.0`, `tag 0.208.0`), or the date a page was read.
+fn is_pinned(line: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let sha = words
+        .iter()
+        .any(|w| w.len() == 40 && w.chars().all(|c| c.is_ascii_hexdigit()));
+    let tag = words.windows(2).any(|p| {
+        p[0] == "tag"
+            && p[1].trim_start_matches('v').split('.').count() >= 2
+            && p[1]
+                .trim_start_matches('v')
+                .split('.')
+                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    });
+    let date = words.iter().any(|w| {
+        let b = w.as_bytes();
+        b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+    });
+    sha || tag || date
+}
+
+#[test]
+fn every_doc_cites_pinned_sources() {
+    let mut missing = Vec::new();
+    for rule in fplint_rules::REGISTRY {
+        match sources_section(rule.doc) {
+            None => missing.push(format!("{}: no `## Sources` section", rule.code)),
+            Some(body) => {
+                let items: Vec<&str> = body.lines().filter(|l| l.starts_with("- ")).collect();
+                if items.is_empty() {
+                    missing.push(format!("{}: `## Sources` lists nothing", rule.code));
+                }
+                if !body.lines().any(is_pinned) {
+                    missing.push(format!(
+                        "{}: no pinned source (a commit SHA, `tag VERSION`, or a date read)",
+                        rule.code
+                    ));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+#[test]
+fn pinned_references_are_told_apart() {
+    assert!(is_pinned(
+        "- eksctl tag v0.230.0: `pkg/fargate/coredns/coredns.go` line 45"
+    ));
+    assert!(is_pinned(
+        "- commit 349487633193bced541ad05bb76d02e633e73473"
+    ));
+    assert!(is_pinned("Read on 2026-11-22."));
+    assert!(!is_pinned("- eksctl `pkg/fargate/coredns/coredns.go`"));
+    assert!(!is_pinned("- the latest tag"));
+    assert!(!is_pinned("- commit 3494876"));
+}
 
 struct Example {
     lang: String,

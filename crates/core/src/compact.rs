@@ -235,6 +235,17 @@ fields!(RoleMapping {
     groups,
     loc,
 });
+fields!(KarpenterObjects {
+    node_pools,
+    node_classes,
+});
+fields!(NodePool {
+    name,
+    startup_taints,
+    startup_taints_loc,
+    node_class,
+});
+fields!(NodeClass { name, custom_ami });
 fields!(PodIdentityAssociation {
     namespace,
     service_account,

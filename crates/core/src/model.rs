@@ -119,6 +119,8 @@ pub struct Project {
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     /// EKS Pod Identity associations, for any cluster.
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
+    /// Karpenter NodePools and node classes, for any cluster.
+    pub karpenter: crate::workload::KarpenterObjects,
     /// Files the user named, and files read only for context (the sibling
     /// `.tf` files of a named one, local modules): findings located only in
     /// context files are not reported.

@@ -286,3 +286,39 @@ pub struct PodIdentityAssociation {
     /// declaring code says; otherwise assigned by the linter's run.
     pub cluster_key: Option<String>,
 }
+
+/// Karpenter's own objects, as far as rules need them: the taints a
+/// NodePool's nodes start with, and whether its node class uses a custom AMI.
+#[derive(Clone, Debug, Default)]
+pub struct KarpenterObjects {
+    pub node_pools: Vec<NodePool>,
+    pub node_classes: Vec<NodeClass>,
+}
+
+impl KarpenterObjects {
+    pub fn append(&mut self, other: &mut KarpenterObjects) {
+        self.node_pools.append(&mut other.node_pools);
+        self.node_classes.append(&mut other.node_classes);
+    }
+}
+
+/// A Karpenter `NodePool` (or a v1alpha5 `Provisioner`).
+#[derive(Clone, Debug)]
+pub struct NodePool {
+    pub name: Located<String>,
+    /// The keys of `startupTaints`; empty when there are none.
+    pub startup_taints: Known<Vec<Located<String>>>,
+    /// The `startupTaints` key itself, when written.
+    pub startup_taints_loc: Option<Loc>,
+    /// `nodeClassRef.name` (`providerRef.name` for a `Provisioner`).
+    pub node_class: Option<Located<String>>,
+}
+
+/// A Karpenter `EC2NodeClass` (or a v1alpha1 `AWSNodeTemplate`).
+#[derive(Clone, Debug)]
+pub struct NodeClass {
+    pub name: Located<String>,
+    /// Whether Karpenter treats it as a custom AMI (`amiFamily: Custom`),
+    /// located at `amiFamily` or the `amiSelectorTerms` alias.
+    pub custom_ami: Located<bool>,
+}

@@ -22,6 +22,15 @@ pub struct RawConfig {
     pub per_file_ignores: Option<Vec<RawPerFileIgnore>>,
     pub clusters: Option<BTreeMap<String, RawCluster>>,
     pub limits: Option<RawLimits>,
+    pub tools: Option<RawTools>,
+}
+
+/// `[tools]`: the versions of the tools that deploy the linted files.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawTools {
+    pub eksctl_version: Option<Spanned<String>>,
+    pub karpenter_version: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -130,6 +139,7 @@ pub struct Config {
     pub per_file_ignores: Vec<PerFileIgnore>,
     pub clusters: BTreeMap<String, ClusterOverride>,
     pub limits: ConfigLimits,
+    pub tools: fplint_rules::Tools,
 }
 
 impl Config {
@@ -308,6 +318,29 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             max_list_items: size(bounded(&l.max_list_items, 1, i64::MAX)?),
         };
     }
+    if let Some(t) = &raw.tools {
+        // A version is `1.4.2`, `v0.208.0` or `1.5`: anything else would
+        // silently turn a version-dependent rule off.
+        let version = |v: &Option<Spanned<String>>| -> Result<Option<String>, ConfigError> {
+            match v {
+                None => Ok(None),
+                Some(s) if fplint_rules::common::parse_version(s.get_ref()).is_some() => {
+                    Ok(Some(s.get_ref().trim().to_string()))
+                }
+                Some(s) => Err(err(
+                    format!(
+                        "`{}` is not a version: expected MAJOR.MINOR[.PATCH]",
+                        s.get_ref()
+                    ),
+                    Some(s.span()),
+                )),
+            }
+        };
+        cfg.tools = fplint_rules::Tools {
+            eksctl_version: version(&t.eksctl_version)?,
+            karpenter_version: version(&t.karpenter_version)?,
+        };
+    }
     for (name, c) in raw.clusters.iter().flatten() {
         let mut paths = Vec::new();
         for p in c.paths.iter().flatten() {
@@ -345,12 +378,27 @@ path = "old/**"
 ignore = ["FP001"]
 [clusters.shop]
 ec2-capacity = true
+[tools]
+eksctl-version = "0.207.0"
+karpenter-version = "v1.4.2"
 "#;
         let c = parse(Path::new("fplint.toml"), text).unwrap();
         assert_eq!(c.quotas.profiles_per_cluster, 20);
         assert_eq!(c.quotas.selectors_per_profile, 5);
         assert_eq!(c.fail_on, Some(fplint_core::Severity::Error));
         assert_eq!(c.clusters["shop"].ec2_capacity, Some(true));
+        assert_eq!(c.tools.eksctl_version.as_deref(), Some("0.207.0"));
+        assert_eq!(c.tools.karpenter_version.as_deref(), Some("v1.4.2"));
+    }
+
+    #[test]
+    fn tool_versions_are_checked() {
+        let text = "[tools]\nkarpenter-version = \"latest\"\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert_eq!(&text[e.span.unwrap()], "\"latest\"");
+        let text = "[tools]\nhelm-version = \"3.0.0\"\n";
+        let e = parse(Path::new("fplint.toml"), text).unwrap_err();
+        assert_eq!(&text[e.span.unwrap()], "helm-version");
     }
 
     #[test]

@@ -365,7 +365,10 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         select: opts.select.clone().or_else(|| cfg.select.clone()),
         ignore: cfg.ignore.iter().chain(&opts.ignore).cloned().collect(),
     };
-    let settings = Settings { quotas: cfg.quotas };
+    let settings = Settings {
+        quotas: cfg.quotas,
+        tools: cfg.tools.clone(),
+    };
     let ctx = Context {
         project: &project,
         settings: &settings,

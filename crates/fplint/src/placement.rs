@@ -93,7 +93,7 @@ fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
         notes.push(format!("pinned by the `{PIN_LABEL}` label"));
     }
     if matched.len() > 1 {
-        notes.push("several profiles match: Fargate uses the one whose name sorts first".into());
+        notes.push("several profiles match: EKS does not document which one it uses; pin one with the label `eks.amazonaws.com/fargate-profile`".into());
     }
     let on_fargate = matches!(chosen.as_deref(), Some(c) if !c.is_empty());
     let request = pod_request(&w.pod);
@@ -157,7 +157,7 @@ fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
         notes.push("no Fargate profile selects the release's namespace".into());
     }
     if matched.len() > 1 {
-        notes.push("several profiles match: Fargate uses the one whose name sorts first".into());
+        notes.push("several profiles match: EKS does not document which one it uses; pin one with the label `eks.amazonaws.com/fargate-profile`".into());
     }
     Row {
         workload: format!(

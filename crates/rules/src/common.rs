@@ -349,6 +349,20 @@ pub fn release_name(rel: &HelmRelease) -> &str {
     rel.name.known().map_or(&*rel.loc.path, String::as_str)
 }
 
+/// `v1.4.2`, `1.4`, `0.37.0-rc.1` → (major, minor, patch); `latest` → `None`.
+pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+    let v = v.trim().trim_start_matches('v');
+    let core = v.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().unwrap_or(Some(0))?;
+    let patch = parts.next().unwrap_or(Some(0))?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((major, minor, patch))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

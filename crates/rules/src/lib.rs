@@ -27,10 +27,19 @@ impl Default for Quotas {
     }
 }
 
+/// The tool versions a user declares in `[tools]`: facts that depend on a
+/// version use them where the linted files do not say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tools {
+    pub eksctl_version: Option<String>,
+    pub karpenter_version: Option<String>,
+}
+
 /// What the rules may read besides the model.
 #[derive(Clone, Debug, Default)]
 pub struct Settings {
     pub quotas: Quotas,
+    pub tools: Tools,
 }
 
 pub struct Context<'a> {

@@ -40,6 +40,14 @@ pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
         }
         return;
     }
+    let api = obj
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if api.starts_with("karpenter.sh/") || api.starts_with("karpenter.k8s.aws/") {
+        read_karpenter(obj, kind, path, out);
+        return;
+    }
     let Some(wk) = WorkloadKind::from_kind(kind) else {
         return;
     };
@@ -86,6 +94,94 @@ pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
         resource: None,
         cluster_key: None,
     });
+}
+
+/// A NodePool's startup taints and node class, or whether a node class uses
+/// a custom AMI. v1 and v1beta1 nest the node template under
+/// `spec.template.spec`; v1alpha5 `Provisioner`s have it under `spec`.
+fn read_karpenter(obj: &Value, kind: &str, path: &str, out: &mut UnitOutput) {
+    let spec = obj.get("spec");
+    let name = obj
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .map(|n| located_str(n, &join(path, "metadata.name")))
+        .unwrap_or_else(|| Located::new(Known::Unknown, loc_of(obj, path)));
+    match kind {
+        "NodePool" | "Provisioner" => {
+            let (node, node_path, class_key) = if kind == "NodePool" {
+                (
+                    spec.and_then(|s| s.get("template"))
+                        .and_then(|t| t.get("spec")),
+                    join(path, "spec.template.spec"),
+                    "nodeClassRef",
+                )
+            } else {
+                (spec, join(path, "spec"), "providerRef")
+            };
+            let taints_path = join(&node_path, "startupTaints");
+            let taints = node.and_then(|n| n.get("startupTaints"));
+            let startup_taints = match taints.map(|t| &t.kind) {
+                None | Some(ValueKind::Null) => Known::Known(Vec::new()),
+                Some(ValueKind::List(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let p = join(&taints_path, &format!("[{i}].key"));
+                        match t.get("key") {
+                            Some(k) => Some(located_str(k, &p)),
+                            None if t.is_unknown() => None,
+                            None => Some(Located::new(Known::Unknown, loc_of(t, &p))),
+                        }
+                    })
+                    .collect::<Option<Vec<_>>>()
+                    .map_or(Known::Unknown, Known::Known),
+                Some(_) => Known::Unknown,
+            };
+            let node_class = node
+                .and_then(|n| n.get(class_key))
+                .and_then(|r| r.get("name"))
+                .map(|n| located_str(n, &join(&node_path, &format!("{class_key}.name"))));
+            out.karpenter.node_pools.push(crate::workload::NodePool {
+                name,
+                startup_taints,
+                startup_taints_loc: taints.map(|t| loc_of(t, &taints_path)),
+                node_class,
+            });
+        }
+        "EC2NodeClass" | "AWSNodeTemplate" => {
+            let spec_path = join(path, "spec");
+            let family = spec.and_then(|s| s.get("amiFamily"));
+            // Karpenter takes `amiFamily` first, then the family of an
+            // `amiSelectorTerms` alias (never Custom).
+            let alias = spec
+                .and_then(|s| s.get("amiSelectorTerms"))
+                .and_then(Value::as_list)
+                .and_then(|terms| {
+                    terms
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, t)| t.get("alias").map(|a| (i, a)))
+                });
+            let custom_ami = match (family, alias) {
+                (Some(f), _) if !matches!(f.kind, ValueKind::Null) => Located::new(
+                    text(f).map(|v| v == "Custom"),
+                    loc_of(f, &join(&spec_path, "amiFamily")),
+                ),
+                (_, Some((i, a))) => Located::new(
+                    Known::Known(false),
+                    loc_of(
+                        a,
+                        &join(&spec_path, &format!("amiSelectorTerms[{i}].alias")),
+                    ),
+                ),
+                _ => Located::new(Known::Unknown, loc_of(obj, path)),
+            };
+            out.karpenter
+                .node_classes
+                .push(crate::workload::NodeClass { name, custom_ami });
+        }
+        _ => {}
+    }
 }
 
 fn join(path: &str, key: &str) -> String {
@@ -457,5 +553,42 @@ mod tests {
             Some("arn:aws:iam::111122223333:role/fargate-pods")
         );
         assert_eq!(roles[0].groups.known().map(Vec::len), Some(3));
+    }
+
+    #[test]
+    fn karpenter_pools_and_classes() {
+        let out = load_text(
+            "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: old}\nspec:\n  providerRef: {name: tmpl}\n  startupTaints: [{key: a, effect: NoSchedule}, {key: b, effect: NoExecute}]\n---\napiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: tmpl}\nspec: {amiFamily: Custom}\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: plain}\nspec: {template: {spec: {nodeClassRef: {name: x}}}}\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: odd}\nspec: {template: {spec: {startupTaints: \"${taints}\"}}}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: x}\nspec: {amiSelectorTerms: [{id: ami-1}, {alias: al2023@latest}]}\n",
+        );
+        let pools = &out.karpenter.node_pools;
+        assert_eq!(pools.len(), 3);
+        let keys: Vec<_> = pools[0]
+            .startup_taints
+            .known()
+            .unwrap()
+            .iter()
+            .map(|k| k.known().unwrap().as_str())
+            .collect();
+        assert_eq!(keys, ["a", "b"]);
+        assert_eq!(
+            pools[0]
+                .node_class
+                .as_ref()
+                .and_then(|c| c.known())
+                .map(String::as_str),
+            Some("tmpl")
+        );
+        assert_eq!(pools[1].startup_taints.known().map(Vec::len), Some(0));
+        assert!(pools[1].startup_taints_loc.is_none());
+        // A taint list that is not a list cannot be read.
+        assert!(pools[2].startup_taints.known().is_none());
+        let classes = &out.karpenter.node_classes;
+        assert_eq!(classes[0].custom_ami.known(), Some(&true));
+        assert_eq!(classes[1].custom_ami.known(), Some(&false));
+        assert_eq!(
+            &*classes[1].custom_ami.loc.path,
+            "spec.amiSelectorTerms[1].alias"
+        );
+        assert!(out.workloads.is_empty());
     }
 }

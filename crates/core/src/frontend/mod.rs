@@ -43,6 +43,7 @@ pub struct UnitOutput {
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
+    pub karpenter: crate::workload::KarpenterObjects,
     /// Suppressions declared in the data itself (CloudFormation `Metadata`).
     pub suppressions: Vec<Suppression>,
     /// See [`Project::given_files`]: the unit's named files and the files it
@@ -67,6 +68,7 @@ impl crate::compact::Compact for UnitOutput {
         self.workloads.compact();
         self.aws_auth.compact();
         self.pod_identities.compact();
+        self.karpenter.compact();
         self.graph.compact();
     }
 }
@@ -104,6 +106,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
         .extend(unit.workloads.drain(..).map(Box::new));
     project.aws_auth.append(&mut unit.aws_auth);
     project.pod_identities.append(&mut unit.pod_identities);
+    project.karpenter.append(&mut unit.karpenter);
     project.given_files.append(&mut unit.given_files);
     project.context_files.append(&mut unit.context_files);
     unit.diagnostics

@@ -67,13 +67,24 @@ impl Rule for CorednsSelectorLabels {
                 && crate::common::fargate_only(cluster)
                 && !cluster.profiles_incomplete
             {
-                check_cluster(cluster, out);
+                let eksctl = ctx
+                    .settings
+                    .tools
+                    .eksctl_version
+                    .as_deref()
+                    .and_then(|v| crate::common::parse_version(v).map(|p| (v, p)));
+                check_cluster(cluster, eksctl, out);
             }
         }
     }
 }
 
-fn check_cluster(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
+/// `eksctl`: the version from `[tools] eksctl-version`, when the user set it.
+fn check_cluster(
+    cluster: &Cluster,
+    eksctl: Option<(&str, (u64, u64, u64))>,
+    out: &mut Vec<Diagnostic>,
+) {
     let mut readings = Vec::new();
     for profile in &cluster.fargate_profiles {
         let Some(selectors) = profile.selectors.known() else {
@@ -99,6 +110,10 @@ fn check_cluster(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
         .filter(|(_, r)| matches!(r, Reading::PatchesSince0208))
         .collect();
     if !since_0208.is_empty() {
+        // A known eksctl version turns the warning into a certain answer.
+        if eksctl.is_some_and(|(_, p)| p >= (0, 208, 0)) {
+            return;
+        }
         for (sel, _) in since_0208 {
             let span = sel
                 .labels
@@ -108,13 +123,22 @@ fn check_cluster(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
                         .find(|l| l.key.known().map(String::as_str) == Some(COMPONENT_KEY))
                 })
                 .map_or(sel.loc.span, |l| l.loc.span);
-            out.push(
-                Diagnostic::new(
+            let d = match eksctl {
+                Some((v, _)) => Diagnostic::new(
+                    CODE,
+                    Severity::Error,
+                    format!("eksctl {v} (from `[tools] eksctl-version`) ignores a labelled `kube-system` selector and leaves CoreDNS Pending: only 0.208.0 and later accept `{COMPONENT_KEY}: coredns`"),
+                    span,
+                ),
+                None => Diagnostic::new(
                     CODE,
                     Severity::Warning,
                     "CoreDNS moves to Fargate only with eksctl 0.208.0 or later: older eksctl ignores a labelled `kube-system` selector and leaves CoreDNS Pending",
                     span,
-                )
+                ),
+            };
+            out.push(
+                d
                 .with_label("eksctl < 0.208.0 does not treat this label as selecting CoreDNS")
                 .with_path(sel.labels_loc.as_ref().map_or(sel.loc.path.clone(), |l| l.path.clone()))
                 .with_related(cluster.loc.span, cluster_note.clone())

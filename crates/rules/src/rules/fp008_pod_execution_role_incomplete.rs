@@ -2,11 +2,12 @@
 //!
 //! A pod execution role defined next to its profiles must carry the managed
 //! policy `AmazonEKSFargatePodExecutionRolePolicy` and trust
-//! `eks-fargate-pods.amazonaws.com`; otherwise Fargate cannot pull images or
-//! register its nodes, and pods stay Pending with "Pod execution role is not
-//! found in auth config or does not have all required permissions". A role
+//! `eks-fargate-pods.amazonaws.com`. The policy grants only four ECR read
+//! actions, so another policy may stand in for it; without the trust, EKS
+//! cannot use the role at all. A role
 //! with an IAM path is a warning: EKS maps it in `aws-auth` with the path,
-//! which the IAM authenticator does not match.
+//! which the IAM authenticator does not match. A cluster on access entries
+//! alone (`API`) never reads `aws-auth`, and access entries take paths.
 
 use crate::common::profile_label;
 use crate::{Context, Rule};
@@ -71,6 +72,10 @@ fn path_warning(out: &mut Vec<Diagnostic>, what: String, path: &str, loc: &Loc) 
 impl Rule for PodExecutionRoleIncomplete {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for cluster in &ctx.project.clusters {
+            // With access entries alone EKS never reads `aws-auth`, and an
+            // access entry takes a role ARN with a path.
+            let paths_matter =
+                cluster.authentication_mode.known().map(String::as_str) != Some("API");
             for role in &cluster.execution_roles {
                 let name = role_label(role);
                 let user = first_user(ctx.project, cluster, role);
@@ -90,7 +95,7 @@ impl Rule for PodExecutionRoleIncomplete {
                             Diagnostic::new(
                                 "FP008",
                                 Severity::Error,
-                                format!("pod execution role `{name}` lacks the managed policy `{POLICY}`: Fargate cannot pull images or register its nodes"),
+                                format!("pod execution role `{name}` lacks the managed policy `{POLICY}`: unless another policy grants its ECR read actions, Fargate cannot pull images from private ECR repositories"),
                                 role.loc.span,
                             )
                             .with_label(format!("no `{POLICY}`"))
@@ -119,7 +124,11 @@ impl Rule for PodExecutionRoleIncomplete {
                         ));
                     }
                 }
-                if let Some(path) = role.path.known().filter(|p| p.as_str() != "/") {
+                let path = role
+                    .path
+                    .known()
+                    .filter(|p| paths_matter && p.as_str() != "/");
+                if let Some(path) = path {
                     path_warning(
                         out,
                         format!("pod execution role `{name}`"),
@@ -144,7 +153,7 @@ impl Rule for PodExecutionRoleIncomplete {
                 let Some((path, name)) = arn.known().and_then(|a| role_arn_parts(a)) else {
                     continue;
                 };
-                if path == "/" || seen.contains(&arn.loc.span) {
+                if !paths_matter || path == "/" || seen.contains(&arn.loc.span) {
                     continue;
                 }
                 seen.push(arn.loc.span);

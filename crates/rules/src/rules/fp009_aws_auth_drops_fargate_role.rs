@@ -79,7 +79,9 @@ fn profile_who<'a>(cluster: &'a Cluster, i: usize, p: &'a FargateProfile) -> Who
 
 fn mapping_who<'a>(cluster: &'a Cluster, m: &'a RoleMapping) -> Who<'a> {
     let name = match m.role_arn.known() {
-        Some(a) => Some(name_of_arn(a)),
+        Some(a) if role_arn_parts(a).is_some() => Some(name_of_arn(a)),
+        // A placeholder (`<>`, `ROLE_ARN`) is not a role yet: unknown.
+        Some(_) => None,
         None => m
             .role_name
             .clone()

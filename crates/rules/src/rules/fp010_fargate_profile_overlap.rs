@@ -1,8 +1,8 @@
 //! FP010 fargate-profile-overlap.
 //!
-//! Two profiles of a cluster whose selectors can match the same pod. Since
-//! 2022 Fargate deterministically uses the profile whose name sorts first
-//! (not a random one); a pod can pin another with the label
+//! Two profiles of a cluster whose selectors can match the same pod. The EKS
+//! user guide once said EKS picks one at random and now says nothing about
+//! the choice; a pod can pin one with the label
 //! `eks.amazonaws.com/fargate-profile: NAME`. Overlaps usually mean a
 //! profile's subnets or pod execution role are never used for those pods.
 
@@ -34,17 +34,12 @@ impl Rule for FargateProfileOverlap {
                             if selectors_overlap(a, b) != Known::Known(true) {
                                 continue;
                             }
-                            let (na, nb) = (earlier.name.known(), later.name.known());
-                            let winner = match (na, nb) {
-                                (Some(x), Some(y)) => format!("`{}`", x.min(y)),
-                                _ => "the profile whose name sorts first".to_string(),
-                            };
                             out.push(
                                 Diagnostic::new(
                                     "FP010",
                                     Severity::Warning,
                                     format!(
-                                        "profiles `{}` and `{}` can both match the same pods; Fargate uses {winner} for them",
+                                        "profiles `{}` and `{}` can both match the same pods, and EKS does not document which one it uses for them",
                                         profile_label(ctx.project, earlier),
                                         profile_label(ctx.project, later),
                                     ),

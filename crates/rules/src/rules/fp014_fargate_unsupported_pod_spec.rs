@@ -6,12 +6,16 @@
 //! For Helm releases, whose pod specs are not rendered: the KEDA chart's
 //! `operator`/`metricsServer`/`webhooks.useHostNetwork: true`, when a
 //! selector without labels sends the release's namespace to Fargate.
+//! A DaemonSet whose required node affinity keeps it off Fargate nodes
+//! (`eks.amazonaws.com/compute-type NotIn [fargate]`) creates no pods there.
 
-use crate::common::{on_fargate, profile_name, release_name, workload_name, workloads_of};
+use crate::common::{
+    on_fargate, profile_name, release_name, workload_name, workloads_of, TAINT_KEY,
+};
 use crate::{Context, Rule};
 use fplint_core::model::{Known, Loc};
 use fplint_core::placement;
-use fplint_core::value::ValueKind;
+use fplint_core::value::{Value, ValueKind};
 use fplint_core::workload::{Container, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
@@ -92,6 +96,10 @@ impl Rule for FargateUnsupportedPodSpec {
                 let profile = profile_name(ctx.project, cluster, p);
                 let name = workload_name(w);
                 if w.kind == WorkloadKind::DaemonSet {
+                    let avoids = w.pod.affinity.as_ref().and_then(|a| a.known());
+                    if avoids.is_some_and(avoids_fargate_nodes) {
+                        continue;
+                    }
                     out.push(finding("DaemonSets", &w.loc, &name, profile, MOVE));
                     continue;
                 }
@@ -136,6 +144,65 @@ impl Rule for FargateUnsupportedPodSpec {
                 }
             }
         }
+    }
+}
+
+/// True when every required node selector term keeps pods off Fargate nodes,
+/// which carry the label `eks.amazonaws.com/compute-type=fargate`. A part
+/// fplint cannot read counts as keeping them off: an unknown never fires.
+fn avoids_fargate_nodes(affinity: &Value) -> bool {
+    let mut at = affinity;
+    for key in [
+        "nodeAffinity",
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        "nodeSelectorTerms",
+    ] {
+        if at.is_unknown() {
+            return true;
+        }
+        match at.get(key) {
+            Some(v) => at = v,
+            None => return false,
+        }
+    }
+    if at.is_unknown() {
+        return true;
+    }
+    let Some(terms) = at.as_list().filter(|t| !t.is_empty()) else {
+        return false;
+    };
+    terms.iter().all(|term| {
+        let Some(exprs) = term.get("matchExpressions") else {
+            return term.is_unknown();
+        };
+        if exprs.is_unknown() {
+            return true;
+        }
+        exprs
+            .as_list()
+            .into_iter()
+            .flatten()
+            .any(expr_avoids_fargate)
+    })
+}
+
+fn expr_avoids_fargate(e: &Value) -> bool {
+    match e.get("key") {
+        Some(k) if k.is_unknown() => return true,
+        Some(k) if k.as_str() == Some(TAINT_KEY) => {}
+        _ => return false,
+    }
+    let values = e
+        .get("values")
+        .and_then(Value::as_list)
+        .and_then(|vs| vs.iter().map(Value::as_str).collect::<Option<Vec<_>>>());
+    match (e.get("operator").and_then(Value::as_str), values) {
+        (Some("NotIn"), Some(vs)) => vs.contains(&"fargate"),
+        (Some("In"), Some(vs)) => !vs.contains(&"fargate"),
+        (Some("DoesNotExist"), _) => true,
+        (Some("Exists" | "Gt" | "Lt"), _) => false,
+        // The operator or the values cannot be read.
+        _ => true,
     }
 }
 

@@ -15,7 +15,8 @@ use fplint_core::{Diagnostic, Severity};
 
 pub struct FargatePodSize;
 
-// Fargate's price per vCPU-hour and GB-hour (us-east-1); only their ratio matters.
+// Fargate's on-demand Linux/x86 price per vCPU-hour and GB-hour in us-east-1,
+// as published in 2026; AWS changes them, and only their ratio matters here.
 const VCPU_PRICE: f64 = 0.040_48;
 const GB_PRICE: f64 = 0.004_445;
 
@@ -84,7 +85,7 @@ impl Rule for FargatePodSize {
                             "FP015",
                             Severity::Info,
                             format!(
-                                "{name} requests {} with the overhead, billed as {} ({:.1}x the price)",
+                                "{name} requests {} with the overhead, billed as {} ({:.1}x the price at us-east-1 Linux rates)",
                                 size(req.cpu_m, req_mib + OVERHEAD_MIB),
                                 size(cpu, mib),
                                 billed / asked

@@ -66,6 +66,7 @@ pub fn read(
             super::auth::refine(ctx.env, &obj, &mut a, prefix);
             b.aws_auth.push(a);
         }
+        b.karpenter.append(&mut unit.karpenter);
     }
 }
 
@@ -170,6 +171,7 @@ pub fn read_typed(
             super::auth::refine(ctx.env, &obj, &mut a, prefix);
             b.aws_auth.push(a);
         }
+        b.karpenter.append(&mut unit.karpenter);
     }
 }
 

@@ -604,6 +604,7 @@ pub(crate) struct Builder {
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
+    pub karpenter: crate::workload::KarpenterObjects,
     /// Files of local modules, read for context only.
     pub context_files: Vec<FileId>,
     /// The module folder as shown to the user: keys of clusters whose name
@@ -1028,6 +1029,7 @@ impl Builder {
         out.context_files.append(&mut self.context_files);
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
+        out.karpenter = self.karpenter;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }
