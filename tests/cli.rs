@@ -664,7 +664,10 @@ fn fix_diff_and_show_fixes() {
     write(d.path(), "infra/cluster.yaml", LABELLED);
     let original = std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap();
     // Only an unsafe fix exists: --fix alone changes nothing.
-    let o = fplint(&["check", "--fix", "--format", "concise", "infra"], d.path());
+    let o = fplint(
+        &["check", "--fix", "--format", "concise", "infra"],
+        d.path(),
+    );
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap(),
@@ -674,7 +677,10 @@ fn fix_diff_and_show_fixes() {
     let o = fplint(&["check", "--diff", "--unsafe-fixes", "infra"], d.path());
     assert_eq!(o.status.code(), Some(1));
     let diff = stdout(&o);
-    assert!(diff.starts_with("--- a/infra/cluster.yaml\n+++ b/infra/cluster.yaml\n"), "{diff}");
+    assert!(
+        diff.starts_with("--- a/infra/cluster.yaml\n+++ b/infra/cluster.yaml\n"),
+        "{diff}"
+    );
     assert!(diff.contains("\n-        labels:\n"), "{diff}");
     assert_eq!(
         std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap(),
@@ -682,7 +688,15 @@ fn fix_diff_and_show_fixes() {
     );
     // --fix --unsafe-fixes writes it, lists it, and reports what remains.
     let o = fplint(
-        &["check", "--fix", "--unsafe-fixes", "--show-fixes", "--format", "concise", "infra"],
+        &[
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "--show-fixes",
+            "--format",
+            "concise",
+            "infra",
+        ],
         d.path(),
     );
     let out = stdout(&o);

@@ -141,3 +141,49 @@ fn dry_run_writes_nothing_and_fixes_keep_permissions_and_bom() {
         assert_eq!(mode, 0o640);
     }
 }
+
+/// Each rule doc says whether the rule has a fix, and of which kind, as the
+/// rule behaves on its firing fixtures.
+#[test]
+fn rule_docs_say_whether_there_is_a_fix() {
+    let mut wrong = Vec::new();
+    for rule in fplint_rules::REGISTRY {
+        let mut kinds = std::collections::BTreeSet::new();
+        for case in fixture_cases(rule.code) {
+            let name = case.file_name().unwrap().to_string_lossy().to_string();
+            if !name.starts_with("fire_") {
+                continue;
+            }
+            let rel = case.strip_prefix(repo()).unwrap_or(&case).to_path_buf();
+            for d in linter().check_paths(&[rel]).diagnostics() {
+                if d.code == rule.code {
+                    if let Some(f) = &d.fix {
+                        kinds.insert(f.applicability.as_str());
+                    }
+                }
+            }
+        }
+        let doc = rule.doc;
+        let says = if doc.contains("**Automatic fix (safe).**") {
+            Some("safe")
+        } else if doc.contains("**Automatic fix (unsafe).**") {
+            Some("unsafe")
+        } else if doc.contains("**No automatic fix.**") {
+            None
+        } else {
+            wrong.push(format!(
+                "{}: the doc does not say whether it has a fix",
+                rule.code
+            ));
+            continue;
+        };
+        let has: Vec<&str> = kinds.into_iter().collect();
+        if has.as_slice() != says.as_slice() {
+            wrong.push(format!(
+                "{}: the doc says {says:?}, the fixtures give {has:?}",
+                rule.code
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

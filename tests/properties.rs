@@ -213,7 +213,10 @@ fn cfn_template(deps: &[Vec<usize>], json: bool, flow: bool) -> String {
                 [one] => format!("\"DependsOn\": \"{}\",\n      ", name(*one)),
                 many => format!(
                     "\"DependsOn\": [{}],\n      ",
-                    many.iter().map(|j| format!("\"{}\"", name(*j))).collect::<Vec<_>>().join(", ")
+                    many.iter()
+                        .map(|j| format!("\"{}\"", name(*j)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             };
             res.push(format!(
@@ -225,7 +228,10 @@ fn cfn_template(deps: &[Vec<usize>], json: bool, flow: bool) -> String {
     }
     let mut s = String::from("Resources:\n  Cluster:\n    Type: AWS::EKS::Cluster\n    Properties:\n      Name: shop\n      RoleArn: arn:aws:iam::111122223333:role/eks\n      ResourcesVpcConfig:\n        SubnetIds: [subnet-1]\n");
     for (i, d) in deps.iter().enumerate() {
-        s.push_str(&format!("  {}:\n    Type: AWS::EKS::FargateProfile\n", name(i)));
+        s.push_str(&format!(
+            "  {}:\n    Type: AWS::EKS::FargateProfile\n",
+            name(i)
+        ));
         match (d.as_slice(), flow) {
             ([], _) => {}
             ([one], false) => s.push_str(&format!("    DependsOn: {}\n", name(*one))),
@@ -253,7 +259,10 @@ fn awscc_module(deps: &[Vec<usize>]) -> String {
             "\nresource \"awscc_eks_fargate_profile\" \"p{i}\" {{\n  cluster_name           = aws_eks_cluster.shop.name\n  fargate_profile_name   = \"p{i}\"\n  pod_execution_role_arn = \"arn:aws:iam::111122223333:role/pods\"\n  selectors              = [{{ namespace = \"ns{i}\" }}]\n"
         ));
         if !d.is_empty() {
-            let list: Vec<String> = d.iter().map(|j| format!("awscc_eks_fargate_profile.p{j}")).collect();
+            let list: Vec<String> = d
+                .iter()
+                .map(|j| format!("awscc_eks_fargate_profile.p{j}"))
+                .collect();
             s.push_str(&format!("  depends_on = [{}]\n", list.join(", ")));
         }
         s.push_str("}\n");
@@ -311,10 +320,17 @@ fn fix_then_check(name: &str, text: &str, fires: bool) -> Result<(), TestCaseErr
         std::fs::create_dir_all(parent).map_err(|e| TestCaseError::fail(e.to_string()))?;
     }
     std::fs::write(&path, text).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let target = if name.ends_with(".tf") { dir.path().to_path_buf() } else { path.clone() };
+    let target = if name.ends_with(".tf") {
+        dir.path().to_path_buf()
+    } else {
+        path.clone()
+    };
     let linter = Linter::with_choice(&[dir.path()], &ConfigChoice::Disabled)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let safe = FixOptions { unsafe_fixes: false, dry_run: false };
+    let safe = FixOptions {
+        unsafe_fixes: false,
+        dry_run: false,
+    };
     let before = linter.check_paths(&[&target]);
     prop_assert_eq!(
         before.diagnostics().iter().any(|d| d.code == "FP003"),
@@ -329,14 +345,23 @@ fn fix_then_check(name: &str, text: &str, fires: bool) -> Result<(), TestCaseErr
     for d in after.diagnostics() {
         prop_assert!(d.code != "FP000", "fixed file no longer parses:\n{fixed}");
         prop_assert!(
-            !(d.fix.as_ref().is_some_and(|f| f.applicability == fplint_core::Applicability::Safe)),
+            d.fix
+                .as_ref()
+                .is_none_or(|f| f.applicability != fplint_core::Applicability::Safe),
             "{} still safe-fixable after --fix:\n{fixed}",
             d.code
         );
     }
-    prop_assert!(!after.diagnostics().iter().any(|d| d.code == "FP003"), "FP003 left:\n{fixed}");
+    prop_assert!(
+        !after.diagnostics().iter().any(|d| d.code == "FP003"),
+        "FP003 left:\n{fixed}"
+    );
     let again = linter.fix_paths(&[&target], safe);
-    prop_assert!(again.files.is_empty(), "second --fix changed:\n{}", again.diff());
+    prop_assert!(
+        again.files.is_empty(),
+        "second --fix changed:\n{}",
+        again.diff()
+    );
     Ok(())
 }
 
