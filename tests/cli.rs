@@ -190,7 +190,13 @@ fn json_contract() {
         "related": [
             {"file": "infra/cluster.yaml", "line": 4, "column": 9,
              "message": "cluster `shop` declares no node groups, so CoreDNS can only run on Fargate"}
-        ]
+        ],
+        "fix": {
+            "title": "remove the labels from the `kube-system` selector",
+            "applicability": "unsafe",
+            "edits": [{"file": "infra/cluster.yaml", "line": 10, "column": 1,
+                       "end_line": 12, "end_column": 1, "content": ""}]
+        }
     });
     assert_eq!(diag, &expected);
 }
@@ -218,10 +224,14 @@ fn human_output() {
     insta::assert_snapshot!("human_fp001", stdout(&o));
     let o = fplint(&["check", "cluster.yaml"], d.path());
     let out = stdout(&o);
-    let last = out.lines().last().unwrap_or_default();
+    let lines: Vec<&str> = out.lines().rev().take(2).collect();
     assert!(
-        last.starts_with("Found 1 problem (1 error) in 1 file ("),
-        "{last}"
+        lines[1].starts_with("Found 1 problem (1 error) in 1 file ("),
+        "{out}"
+    );
+    assert_eq!(
+        lines[0],
+        "1 fixable with `--fix --unsafe-fixes` (unsafe: it changes what gets deployed)."
     );
     let o = fplint(
         &["check", "--color", "always", "--quiet", "cluster.yaml"],
@@ -652,4 +662,60 @@ fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
     assert!(human.contains("FP001"));
     assert!(fplint::render::json::render(&outcome).contains("\"FP001\""));
     assert!(fplint::render::sarif::render(&outcome).contains("FP001"));
+}
+
+#[test]
+fn fix_diff_and_show_fixes() {
+    let d = tmp();
+    write(d.path(), "infra/cluster.yaml", LABELLED);
+    let original = std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap();
+    // Only an unsafe fix exists: --fix alone changes nothing.
+    let o = fplint(
+        &["check", "--fix", "--format", "concise", "infra"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap(),
+        original
+    );
+    // --diff prints the change, writes nothing and exits 1.
+    let o = fplint(&["check", "--diff", "--unsafe-fixes", "infra"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let diff = stdout(&o);
+    assert!(
+        diff.starts_with("--- a/infra/cluster.yaml\n+++ b/infra/cluster.yaml\n"),
+        "{diff}"
+    );
+    assert!(diff.contains("\n-        labels:\n"), "{diff}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap(),
+        original
+    );
+    // --fix --unsafe-fixes writes it, lists it, and reports what remains.
+    let o = fplint(
+        &[
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "--show-fixes",
+            "--format",
+            "concise",
+            "infra",
+        ],
+        d.path(),
+    );
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("Fixed 1 finding:\n- infra/cluster.yaml:\n    FP001 remove the labels from the `kube-system` selector (line 10, unsafe)\n"),
+        "{out}"
+    );
+    assert!(!out.contains("FP001 [error]"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let fixed = std::fs::read_to_string(d.path().join("infra/cluster.yaml")).unwrap();
+    assert!(!fixed.contains("labels:"), "{fixed}");
+    // Nothing left: a second --diff is empty and exits 0.
+    let o = fplint(&["check", "--diff", "--unsafe-fixes", "infra"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "");
 }

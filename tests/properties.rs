@@ -198,3 +198,184 @@ proptest! {
         }
     }
 }
+
+/// A CloudFormation template with `deps[i]` (indices below i) as each
+/// profile's `DependsOn`, in the given style: YAML string/list forms, JSON.
+fn cfn_template(deps: &[Vec<usize>], json: bool, flow: bool) -> String {
+    let name = |i: usize| format!("Profile{i}");
+    if json {
+        let mut res = vec![
+            "    \"Cluster\": {\"Type\": \"AWS::EKS::Cluster\", \"Properties\": {\"Name\": \"shop\", \"RoleArn\": \"arn:aws:iam::111122223333:role/eks\", \"ResourcesVpcConfig\": {\"SubnetIds\": [\"subnet-1\"]}}}".to_string(),
+        ];
+        for (i, d) in deps.iter().enumerate() {
+            let dep = match d.as_slice() {
+                [] => String::new(),
+                [one] => format!("\"DependsOn\": \"{}\",\n      ", name(*one)),
+                many => format!(
+                    "\"DependsOn\": [{}],\n      ",
+                    many.iter()
+                        .map(|j| format!("\"{}\"", name(*j)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            res.push(format!(
+                "    \"{}\": {{\n      \"Type\": \"AWS::EKS::FargateProfile\",\n      {dep}\"Properties\": {{\"ClusterName\": {{\"Ref\": \"Cluster\"}}, \"PodExecutionRoleArn\": \"arn:aws:iam::111122223333:role/pods\", \"Selectors\": [{{\"Namespace\": \"ns{i}\"}}]}}\n    }}",
+                name(i)
+            ));
+        }
+        return format!("{{\n  \"Resources\": {{\n{}\n  }}\n}}\n", res.join(",\n"));
+    }
+    let mut s = String::from("Resources:\n  Cluster:\n    Type: AWS::EKS::Cluster\n    Properties:\n      Name: shop\n      RoleArn: arn:aws:iam::111122223333:role/eks\n      ResourcesVpcConfig:\n        SubnetIds: [subnet-1]\n");
+    for (i, d) in deps.iter().enumerate() {
+        s.push_str(&format!(
+            "  {}:\n    Type: AWS::EKS::FargateProfile\n",
+            name(i)
+        ));
+        match (d.as_slice(), flow) {
+            ([], _) => {}
+            ([one], false) => s.push_str(&format!("    DependsOn: {}\n", name(*one))),
+            (many, true) => s.push_str(&format!(
+                "    DependsOn: [{}]\n",
+                many.iter().map(|j| name(*j)).collect::<Vec<_>>().join(", ")
+            )),
+            (many, false) => {
+                s.push_str("    DependsOn:\n");
+                for j in many {
+                    s.push_str(&format!("      - {}\n", name(*j)));
+                }
+            }
+        }
+        s.push_str(&format!("    Properties:\n      ClusterName: !Ref Cluster\n      PodExecutionRoleArn: arn:aws:iam::111122223333:role/pods\n      Selectors:\n        - Namespace: ns{i}\n"));
+    }
+    s
+}
+
+/// Terraform `awscc_eks_fargate_profile`s with `deps[i]` as `depends_on`.
+fn awscc_module(deps: &[Vec<usize>]) -> String {
+    let mut s = String::from("resource \"aws_eks_cluster\" \"shop\" {\n  name     = \"shop\"\n  role_arn = \"arn:aws:iam::111122223333:role/eks\"\n  vpc_config {\n    subnet_ids = [\"subnet-1\"]\n  }\n}\n");
+    for (i, d) in deps.iter().enumerate() {
+        s.push_str(&format!(
+            "\nresource \"awscc_eks_fargate_profile\" \"p{i}\" {{\n  cluster_name           = aws_eks_cluster.shop.name\n  fargate_profile_name   = \"p{i}\"\n  pod_execution_role_arn = \"arn:aws:iam::111122223333:role/pods\"\n  selectors              = [{{ namespace = \"ns{i}\" }}]\n"
+        ));
+        if !d.is_empty() {
+            let list: Vec<String> = d
+                .iter()
+                .map(|j| format!("awscc_eks_fargate_profile.p{j}"))
+                .collect();
+            s.push_str(&format!("  depends_on = [{}]\n", list.join(", ")));
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+/// Each profile depends on a random subset of the earlier ones.
+fn dag() -> impl Strategy<Value = Vec<Vec<usize>>> {
+    (2usize..7).prop_flat_map(|n| {
+        (0..n)
+            .map(|i| prop::collection::vec(0..i.max(1), 0..=i.min(2)))
+            .collect::<Vec<_>>()
+            .prop_map(|v| {
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, mut d)| {
+                        d.retain(|&j| j < i);
+                        d.sort_unstable();
+                        d.dedup();
+                        d
+                    })
+                    .collect()
+            })
+    })
+}
+
+/// Whether some two profiles have no dependency path between them.
+fn races(deps: &[Vec<usize>]) -> bool {
+    let n = deps.len();
+    let mut reach = vec![vec![false; n]; n];
+    for (i, d) in deps.iter().enumerate() {
+        for &j in d {
+            reach[i][j] = true;
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if reach[i][k] && reach[k][j] {
+                    reach[i][j] = true;
+                }
+            }
+        }
+    }
+    (0..n).any(|i| (0..i).any(|j| !reach[i][j] && !reach[j][i]))
+}
+
+fn fix_then_check(name: &str, text: &str, fires: bool) -> Result<(), TestCaseError> {
+    use fplint::fix::FixOptions;
+    use fplint::{ConfigChoice, Linter};
+    let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let path = dir.path().join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
+    std::fs::write(&path, text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let target = if name.ends_with(".tf") {
+        dir.path().to_path_buf()
+    } else {
+        path.clone()
+    };
+    let linter = Linter::with_choice(&[dir.path()], &ConfigChoice::Disabled)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let safe = FixOptions {
+        unsafe_fixes: false,
+        dry_run: false,
+    };
+    let before = linter.check_paths(&[&target]);
+    prop_assert_eq!(
+        before.diagnostics().iter().any(|d| d.code == "FP003"),
+        fires,
+        "FP003 before fixing:\n{}",
+        text
+    );
+    let out = linter.fix_paths(&[&target], safe);
+    prop_assert!(out.errors.is_empty(), "{:?}", out.errors);
+    let after = linter.check_paths(&[&target]);
+    let fixed = std::fs::read_to_string(&path).unwrap_or_default();
+    for d in after.diagnostics() {
+        prop_assert!(d.code != "FP000", "fixed file no longer parses:\n{fixed}");
+        prop_assert!(
+            d.fix
+                .as_ref()
+                .is_none_or(|f| f.applicability != fplint_core::Applicability::Safe),
+            "{} still safe-fixable after --fix:\n{fixed}",
+            d.code
+        );
+    }
+    prop_assert!(
+        !after.diagnostics().iter().any(|d| d.code == "FP003"),
+        "FP003 left:\n{fixed}"
+    );
+    let again = linter.fix_paths(&[&target], safe);
+    prop_assert!(
+        again.files.is_empty(),
+        "second --fix changed:\n{}",
+        again.diff()
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fix_orders_cloudformation_profiles(deps in dag(), json in any::<bool>(), flow in any::<bool>()) {
+        let name = if json { "template.json" } else { "template.yaml" };
+        fix_then_check(name, &cfn_template(&deps, json, flow), races(&deps))?;
+    }
+
+    #[test]
+    fn fix_orders_awscc_profiles(deps in dag()) {
+        fix_then_check("infra/main.tf", &awscc_module(&deps), races(&deps))?;
+    }
+}

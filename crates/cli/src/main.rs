@@ -120,6 +120,18 @@ struct CheckArgs {
     /// When to colour human output
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Apply safe fixes to the files, then report what remains
+    #[arg(long)]
+    fix: bool,
+    /// Also apply unsafe fixes, which change what gets deployed (with --fix or --diff)
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Print the fixes as a unified diff and write nothing; exit 1 when there is something to fix
+    #[arg(long, conflicts_with = "fix")]
+    diff: bool,
+    /// List each fix applied, by file
+    #[arg(long)]
+    show_fixes: bool,
 }
 
 fn main() -> ExitCode {
@@ -204,15 +216,54 @@ fn check(args: CheckArgs) -> ExitCode {
         },
         ..Options::default()
     };
-    let outcome = match Linter::with_choice(&args.paths, &opts.config) {
-        Ok(linter) => linter.with_options(opts).check_paths(&args.paths),
+    let linter = match Linter::with_choice(&args.paths, &opts.config) {
+        Ok(linter) => linter.with_options(opts),
         Err(e) => {
             eprint!("{}", render::config_error(&e));
             return ExitCode::from(2);
         }
     };
-    for e in &outcome.errors {
+    let fix_opts = fplint::fix::FixOptions {
+        unsafe_fixes: args.unsafe_fixes,
+        dry_run: args.diff,
+    };
+    let (outcome, fixed) = if args.fix || args.diff {
+        let f = linter.fix_paths(&args.paths, fix_opts);
+        (f.report, Some((f.files, f.errors)))
+    } else {
+        (linter.check_paths(&args.paths), None)
+    };
+    for e in outcome
+        .errors
+        .iter()
+        .chain(fixed.iter().flat_map(|(_, e)| e))
+    {
         eprintln!("error: {e}");
+    }
+    let fix_failed = fixed.as_ref().is_some_and(|(_, e)| !e.is_empty());
+    if args.diff {
+        let files = fixed.map(|(f, _)| f).unwrap_or_default();
+        let diff = fplint::fix::diff(&files);
+        emit(diff.as_bytes());
+        if args.show_fixes {
+            eprint!("{}", fplint::fix::show(&files));
+        }
+        return ExitCode::from(match (fix_failed, files.is_empty()) {
+            (true, _) => 2,
+            (false, false) => 1,
+            (false, true) => 0,
+        });
+    }
+    let fixed_files = fixed.map(|(f, _)| f).unwrap_or_default();
+    if args.show_fixes {
+        let list = fplint::fix::show(&fixed_files);
+        // Machine formats own stdout.
+        match args.format {
+            OutputFormat::Human | OutputFormat::Concise if args.output.is_none() => {
+                emit(list.as_bytes())
+            }
+            _ => eprint!("{list}"),
+        }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = match args.color {
@@ -231,7 +282,13 @@ fn check(args: CheckArgs) -> ExitCode {
             let mut s =
                 render::human::render(&outcome, &render::human::HumanOptions { color, width: 100 });
             if !args.quiet {
+                let applied = fixed_files.iter().map(|f| f.applied.len()).sum();
                 s.push_str(&render::human::summary(&outcome, started.elapsed()));
+                s.push_str(&render::human::fix_summary(
+                    &outcome,
+                    applied,
+                    args.unsafe_fixes,
+                ));
             }
             s
         }
@@ -245,7 +302,11 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => emit(text.as_bytes()),
     }
-    let code = u8::try_from(outcome.exit_code()).unwrap_or(2);
+    let code = if fix_failed {
+        2
+    } else {
+        u8::try_from(outcome.exit_code()).unwrap_or(2)
+    };
     // The process ends here: the system frees the model faster than
     // dropping it item by item would.
     std::mem::forget(outcome);

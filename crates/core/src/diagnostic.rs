@@ -49,6 +49,83 @@ pub struct Diagnostic {
     /// Logical location inside the document (`fargateProfiles[0].selectors[1]`).
     pub path: Option<String>,
     pub related: Vec<Related>,
+    /// A change that would resolve the finding, when one is unambiguous.
+    pub fix: Option<Fix>,
+}
+
+/// Whether applying a fix keeps what gets deployed, but for the mistake.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Changes what gets deployed (removing selector labels, a version
+    /// bump): applied only with `--unsafe-fixes`.
+    Unsafe,
+    /// Keeps the deployed meaning except for the mistake itself, such as
+    /// adding an ordering: applied by `--fix`.
+    Safe,
+}
+
+impl Applicability {
+    /// `safe` or `unsafe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// A fix a rule proposes: a title, its applicability and its changes.
+///
+/// Rules say *what* to change in model terms ([`Change::AddDependency`]);
+/// the pipeline turns that into byte edits in the file's own syntax
+/// ([`Change::Replace`]) before anything renders or writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, as a user reads it in a list of fixes.
+    pub title: String,
+    pub applicability: Applicability,
+    pub changes: Vec<Change>,
+}
+
+impl Fix {
+    pub fn safe(title: impl Into<String>, changes: Vec<Change>) -> Fix {
+        Fix {
+            title: title.into(),
+            applicability: Applicability::Safe,
+            changes,
+        }
+    }
+
+    pub fn unsafe_(title: impl Into<String>, changes: Vec<Change>) -> Fix {
+        Fix {
+            title: title.into(),
+            applicability: Applicability::Unsafe,
+            changes,
+        }
+    }
+
+    /// Every change is a byte edit: nothing is left to resolve against the text.
+    pub fn is_resolved(&self) -> bool {
+        self.changes
+            .iter()
+            .all(|c| matches!(c, Change::Replace { .. }))
+    }
+}
+
+/// One change of a fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Replace the bytes of `span` with `content` (an insertion when the
+    /// span is empty, a deletion when the content is).
+    Replace { span: Span, content: String },
+    /// Make the resource whose node spans `resource` (a CloudFormation
+    /// resource's logical-id key, a Terraform block) depend on `on` (a
+    /// logical id, or a Terraform address such as `module.eks`), merged into
+    /// any dependency list it already has.
+    AddDependency { resource: Span, on: String },
+    /// Remove the mapping entry whose key spans `key`, with its value.
+    RemoveEntry { key: Span },
 }
 
 impl Diagnostic {
@@ -67,6 +144,7 @@ impl Diagnostic {
             label: None,
             path: None,
             related: Vec::new(),
+            fix: None,
         }
     }
 
@@ -90,6 +168,11 @@ impl Diagnostic {
         if !p.is_empty() {
             self.path = Some(p);
         }
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
         self
     }
 

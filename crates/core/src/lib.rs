@@ -3,6 +3,7 @@
 
 pub mod compact;
 pub mod diagnostic;
+pub mod edit;
 pub mod frontend;
 pub mod glob;
 pub mod model;
@@ -14,5 +15,5 @@ pub mod tree;
 pub mod value;
 pub mod workload;
 
-pub use diagnostic::{Diagnostic, Related, Severity};
+pub use diagnostic::{Applicability, Change, Diagnostic, Fix, Related, Severity};
 pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};

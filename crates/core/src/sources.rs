@@ -44,6 +44,11 @@ pub struct Sources {
     /// Files whose text changed between the first read and a second one.
     changed: Mutex<Vec<String>>,
     pub max_file_size: u64,
+    /// Texts that stand in for files on disk (a fix not yet written, an
+    /// editor's unsaved buffer), keyed by canonical path. Never released.
+    overlays: HashMap<PathBuf, Arc<str>>,
+    /// Where each file read from an overlay stands on disk.
+    overlaid: Mutex<HashMap<FileId, Arc<OsStr>>>,
 }
 
 impl Default for Sources {
@@ -69,7 +74,31 @@ impl Sources {
             origins: Mutex::new(HashMap::new()),
             changed: Mutex::new(Vec::new()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            overlays: HashMap::new(),
+            overlaid: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The canonical path a file was read from (or stands in for, when an
+    /// overlay gave its text); `None` for text that never had a file.
+    pub fn disk_path(&self, id: FileId) -> Option<PathBuf> {
+        let from = |m: &Mutex<HashMap<FileId, Arc<OsStr>>>| {
+            m.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&id)
+                .map(|p| PathBuf::from(&**p))
+        };
+        from(&self.origins).or_else(|| from(&self.overlaid))
+    }
+
+    /// Read these texts instead of the files at these paths (any form of
+    /// the path; it is canonicalised here).
+    pub fn with_overlays(mut self, overlays: &HashMap<PathBuf, Arc<str>>) -> Sources {
+        self.overlays = overlays
+            .iter()
+            .map(|(p, t)| (p.canonicalize().unwrap_or_else(|_| p.clone()), t.clone()))
+            .collect();
+        self
     }
 
     /// Register text that did not come from disk (tests, fuzzing, stdin).
@@ -113,6 +142,23 @@ impl Sources {
             if let Some(f) = self.get(id) {
                 return Ok(f);
             }
+        }
+        if let Some(text) = self.overlays.get(&canonical) {
+            let mut paths = self.lock_paths();
+            if let Some(id) = paths.get(&key).copied() {
+                drop(paths);
+                if let Some(f) = self.get(id) {
+                    return Ok(f);
+                }
+                paths = self.lock_paths();
+            }
+            let f = self.add_text(display, text.clone());
+            self.overlaid
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(f.id, key.clone());
+            paths.insert(key, f.id);
+            return Ok(f);
         }
         let text = self.read_text(&canonical, &display)?;
         let mut paths = self.lock_paths();

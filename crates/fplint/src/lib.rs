@@ -34,6 +34,7 @@
 //! (re-exported as [`rules`]) holds the rules and their registry.
 
 pub mod config;
+pub mod fix;
 pub mod fs;
 pub mod lint;
 pub mod placement;
@@ -129,6 +130,14 @@ impl Linter {
     pub fn load<P: AsRef<Path>>(&self, paths: &[P]) -> Loaded {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         lint::load(&paths, &self.options, &self.config)
+    }
+
+    /// Lint `paths`, apply the fixes `fix` allows in passes until nothing
+    /// changes, write the changed files atomically (unless `fix.dry_run`),
+    /// and report what remains. See [`fix`].
+    pub fn fix_paths<P: AsRef<Path>>(&self, paths: &[P], fix: fix::FixOptions) -> fix::FixOutcome {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        fix::fix_paths(&paths, &self.options, &self.config, fix)
     }
 
     /// Lint one file's text, as `check` lints a file of that name, without

@@ -33,6 +33,9 @@ pub struct Options {
     pub limits: Limits,
     /// Largest file read, in bytes (default [`DEFAULT_MAX_FILE_SIZE`]).
     pub max_file_size: Option<u64>,
+    /// Texts read instead of the files at these paths (fixes not yet
+    /// written, unsaved editor buffers).
+    pub overlays: std::collections::HashMap<PathBuf, Arc<str>>,
 }
 
 impl Options {
@@ -171,7 +174,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             }
         })
         .collect();
-    let mut sources = Sources::new(roots);
+    let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
 
@@ -421,6 +424,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
     for id in wanted {
         let _ = sources.get(id);
     }
+    crate::fix::materialize(&mut diagnostics, &sources);
     errors.extend(
         sources
             .take_changed()

@@ -33,6 +33,17 @@ struct Directive {
     scope: Scope,
     codes: Vec<(String, Span)>,
     used: Vec<bool>,
+    /// An inline comment's bytes: where `#`/`//` starts, where its line's
+    /// text ends, and where the whole line (with its newline) starts and ends.
+    comment: Option<Comment>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Comment {
+    start: usize,
+    text_end: usize,
+    line_start: usize,
+    line_end: usize,
 }
 
 /// Directives in comments: the marker must follow `#` or `//` on its line.
@@ -50,10 +61,18 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
             continue;
         };
         let before = &line[..at];
-        let in_comment = before.contains('#') || before.contains("//");
-        if !in_comment {
+        let hash = before.rfind('#');
+        let slashes = before.rfind("//");
+        let Some(opener) = hash.into_iter().chain(slashes).max() else {
             continue;
-        }
+        };
+        let body = line.trim_end_matches(['\n', '\r']);
+        let comment = Comment {
+            start: start + opener,
+            text_end: start + body.len(),
+            line_start: start,
+            line_end: offset,
+        };
         let rest = line[at + MARKER.len()..].trim_start();
         let (file_wide, rest) = if let Some(r) = rest.strip_prefix("ignore-file[") {
             (true, r)
@@ -92,9 +111,50 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
             },
             used: vec![false; codes.len()],
             codes,
+            comment: Some(comment),
         });
     }
     out
+}
+
+/// FP100's fix: delete the one unused code from its list, or the whole
+/// comment when none of its codes is used (the whole line when the comment
+/// is alone on it). Safe: the suppression changes nothing. Suppressions in
+/// CloudFormation `Metadata` are data, and are left to the user.
+fn unused_fix(dir: &Directive, index: usize, text: &str) -> Option<fplint_core::Fix> {
+    let c = dir.comment?;
+    let (code, span) = dir.codes.get(index)?;
+    let span_of = |a: usize, b: usize| Span::new(dir.file, a, b);
+    let remove = |a: usize, b: usize| fplint_core::Change::Replace {
+        span: span_of(a, b),
+        content: String::new(),
+    };
+    let change = if dir.used.iter().all(|u| !u) {
+        if text.get(c.line_start..c.start)?.trim().is_empty() {
+            remove(c.line_start, c.line_end)
+        } else {
+            let lead = text.get(c.line_start..c.start)?;
+            let from = c.line_start + lead.trim_end().len();
+            remove(from, c.text_end)
+        }
+    } else {
+        // `ignore[FP001, FP003]`: take the code and one comma beside it.
+        let (a, b) = (span.start as usize, span.end as usize);
+        let after = text.get(b..c.text_end)?;
+        let before = text.get(c.start..a)?;
+        if let Some(gap) = after.find(',').filter(|&i| after[..i].trim().is_empty()) {
+            let rest = &after[gap + 1..];
+            let ws = rest.len() - rest.trim_start().len();
+            remove(a, b + gap + 1 + ws)
+        } else {
+            let comma = before.rfind(',')?;
+            remove(c.start + comma, b)
+        }
+    };
+    Some(fplint_core::Fix::safe(
+        format!("remove the unused suppression of `{code}`"),
+        vec![change],
+    ))
 }
 
 /// Drop suppressed diagnostics; return the unused-suppression findings for
@@ -111,6 +171,7 @@ pub fn apply(
         scope: s.scope.map_or(Scope::File, Scope::Span),
         used: vec![false; s.codes.len()],
         codes: s.codes.clone(),
+        comment: None,
     }));
     if directives.is_empty() {
         return Vec::new();
@@ -141,7 +202,11 @@ pub fn apply(
     });
     let mut unused = Vec::new();
     for dir in &directives {
-        for ((code, span), used) in dir.codes.iter().zip(&dir.used) {
+        let text = dir
+            .comment
+            .and_then(|_| sources.get(dir.file))
+            .map(|f| f.text.clone());
+        for (i, ((code, span), used)) in dir.codes.iter().zip(&dir.used).enumerate() {
             let known = fplint_rules::REGISTRY
                 .iter()
                 .any(|r| r.code.starts_with(code.as_str()));
@@ -153,13 +218,13 @@ pub fn apply(
             } else {
                 format!("suppression names `{code}`, which is not a rule code")
             };
-            unused.push(
-                Diagnostic::new(UNUSED, Severity::Info, message, *span)
-                    .with_label("unused")
-                    .with_help(
-                        "remove it, or move it to the line of the finding or the line above",
-                    ),
-            );
+            let mut d = Diagnostic::new(UNUSED, Severity::Info, message, *span)
+                .with_label("unused")
+                .with_help("remove it, or move it to the line of the finding or the line above");
+            if let Some(fix) = text.as_deref().and_then(|t| unused_fix(dir, i, t)) {
+                d = d.with_fix(fix);
+            }
+            unused.push(d);
         }
     }
     unused

@@ -154,6 +154,40 @@ pub fn uncovered(chart: &str, values: &Value) -> Vec<(String, Option<Span>)> {
     out
 }
 
+/// A safe fix that orders `from` after `on` (a logical id, or a Terraform
+/// address): only the creation order changes. Inside a Terraform module the
+/// address to write is not the one fplint knows, so only resources of the
+/// linted module itself get a fix.
+pub fn add_dependency_fix(
+    project: &Project,
+    provisioner: fplint_core::model::Provisioner,
+    from: fplint_core::model::ResourceRef,
+    on: &str,
+) -> Option<fplint_core::Fix> {
+    use fplint_core::model::Provisioner;
+    let node = project
+        .graphs
+        .get(from.graph as usize)?
+        .nodes
+        .get(from.node as usize)?;
+    let title = match provisioner {
+        Provisioner::Terraform => {
+            if node.name.starts_with("module.") || (on.starts_with("module.") && on.contains('[')) {
+                return None;
+            }
+            format!("add `{on}` to `depends_on` of `{}`", node.name)
+        }
+        _ => format!("add `DependsOn: {on}` to `{}`", node.name),
+    };
+    Some(fplint_core::Fix::safe(
+        title,
+        vec![fplint_core::Change::AddDependency {
+            resource: node.loc.span,
+            on: on.to_string(),
+        }],
+    ))
+}
+
 /// What to write in `depends_on` to wait for the profile: the module that
 /// makes it, or the profile resource itself.
 pub fn depends_on_target(project: &Project, profile: &FargateProfile) -> String {

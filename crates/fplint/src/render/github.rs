@@ -31,6 +31,17 @@ pub fn render(outcome: &Report) -> String {
             message.push_str("\nhelp: ");
             message.push_str(h);
         }
+        if let Some(f) = d.fix.as_ref().filter(|f| f.is_resolved()) {
+            message.push_str(&match f.applicability {
+                fplint_core::Applicability::Safe => {
+                    format!("\nfix: {} (`fplint check --fix` applies it)", f.title)
+                }
+                fplint_core::Applicability::Unsafe => format!(
+                    "\nfix: {} (unsafe: `fplint check --fix --unsafe-fixes` applies it)",
+                    f.title
+                ),
+            });
+        }
         s.push_str(&format!(
             "::{kind} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
             property(&p.file),

@@ -158,12 +158,29 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
                 ))
             })
             .collect();
+        let fix_line = d
+            .fix
+            .as_ref()
+            .filter(|f| f.is_resolved())
+            .map(|f| match f.applicability {
+                fplint_core::Applicability::Safe => format!("fix: {} (safe: `--fix`)", f.title),
+                fplint_core::Applicability::Unsafe => {
+                    format!("fix: {} (unsafe: `--fix --unsafe-fixes`)", f.title)
+                }
+            });
+        let elsewhere: Vec<String> = elsewhere.into_iter().chain(fix_line).collect();
         let help = match (&d.help, elsewhere.is_empty()) {
             (Some(h), true) => Some(h.clone()),
             (h, false) => Some(
                 h.iter()
                     .cloned()
-                    .chain(elsewhere.iter().map(|e| format!("see {e}")))
+                    .chain(elsewhere.iter().map(|e| {
+                        if e.starts_with("fix: ") {
+                            e.clone()
+                        } else {
+                            format!("see {e}")
+                        }
+                    }))
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),
@@ -218,4 +235,43 @@ pub fn summary(outcome: &Report, elapsed: std::time::Duration) -> String {
         plural(e + w + i, "problem"),
         parts.join(", ")
     )
+}
+
+/// After the summary: how many fixes were applied, and how many remaining
+/// findings `--fix` (or `--unsafe-fixes`) would fix, as ruff says it.
+pub fn fix_summary(outcome: &Report, applied: usize, unsafe_fixes: bool) -> String {
+    let mut out = String::new();
+    if applied > 0 {
+        out.push_str(&format!(
+            "Fixed {applied} finding{}.\n",
+            if applied == 1 { "" } else { "s" }
+        ));
+    }
+    let count = |a: fplint_core::Applicability| {
+        outcome
+            .diagnostics
+            .iter()
+            .filter(|d| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.is_resolved() && f.applicability == a)
+            })
+            .count()
+    };
+    let (safe, unsafe_) = (
+        count(fplint_core::Applicability::Safe),
+        count(fplint_core::Applicability::Unsafe),
+    );
+    match (safe, unsafe_, unsafe_fixes) {
+        (0, 0, _) => {}
+        (s, u, true) => out.push_str(&format!("{} fixable with `--fix --unsafe-fixes`.\n", s + u)),
+        (s, 0, false) => out.push_str(&format!("{s} fixable with `--fix`.\n")),
+        (0, u, false) => out.push_str(&format!(
+            "{u} fixable with `--fix --unsafe-fixes` (unsafe: it changes what gets deployed).\n"
+        )),
+        (s, u, false) => out.push_str(&format!(
+            "{s} fixable with `--fix` ({u} more with `--unsafe-fixes`).\n"
+        )),
+    }
+    out
 }

@@ -25,6 +25,58 @@ struct JsonDiagnostic<'a> {
     end_column: usize,
     path: Option<&'a str>,
     related: Vec<JsonRelated<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<JsonFix<'a>>,
+}
+
+/// A fix: its edits are byte ranges shown as 1-based lines and columns
+/// (columns count characters), end exclusive.
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    title: &'a str,
+    applicability: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    file: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    content: &'a str,
+}
+
+fn fix<'a>(outcome: &Report, d: &'a fplint_core::Diagnostic) -> Option<JsonFix<'a>> {
+    let f = d.fix.as_ref().filter(|f| f.is_resolved())?;
+    let edits = f
+        .changes
+        .iter()
+        .filter_map(|c| {
+            let fplint_core::Change::Replace { span, content } = c else {
+                return None;
+            };
+            let file = outcome.sources.get(span.file)?;
+            let (a, b) = (
+                file.line_col(span.start as usize),
+                file.line_col(span.end as usize),
+            );
+            Some(JsonEdit {
+                file: file.path.clone(),
+                line: a.line,
+                column: a.column,
+                end_line: b.line,
+                end_column: b.column,
+                content,
+            })
+        })
+        .collect();
+    Some(JsonFix {
+        title: &f.title,
+        applicability: f.applicability.as_str(),
+        edits,
+    })
 }
 
 #[derive(Serialize)]
@@ -67,6 +119,7 @@ pub fn render(outcome: &Report) -> String {
                         })
                     })
                     .collect(),
+                fix: fix(outcome, d),
             }
         })
         .collect();

@@ -98,6 +98,30 @@ pub fn render(outcome: &Report) -> String {
             if !related.is_empty() {
                 result["relatedLocations"] = Value::Array(related);
             }
+            if let Some(fix) = d.fix.as_ref().filter(|f| f.is_resolved()) {
+                let changes: Vec<Value> = fix
+                    .changes
+                    .iter()
+                    .filter_map(|c| {
+                        let fplint_core::Change::Replace { span, content } = c else {
+                            return None;
+                        };
+                        let f = outcome.sources.get(span.file)?;
+                        let at = location(&f, *span);
+                        Some(json!({
+                            "artifactLocation": at["physicalLocation"]["artifactLocation"],
+                            "replacements": [{
+                                "deletedRegion": at["physicalLocation"]["region"],
+                                "insertedContent": {"text": content},
+                            }],
+                        }))
+                    })
+                    .collect();
+                result["fixes"] = json!([{
+                    "description": {"text": format!("{} ({})", fix.title, fix.applicability.as_str())},
+                    "artifactChanges": changes,
+                }]);
+            }
             Some(result)
         })
         .collect();

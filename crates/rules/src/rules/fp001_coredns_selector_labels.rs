@@ -11,7 +11,7 @@ use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, Known, Provisioner, Selector};
 use fplint_core::placement;
-use fplint_core::{Diagnostic, Severity};
+use fplint_core::{Change, Diagnostic, Fix, Severity};
 
 pub struct CorednsSelectorLabels;
 
@@ -162,6 +162,11 @@ fn check_cluster(
             )
             .with_label("labels on the `kube-system` selector")
             .with_path(labels.path.clone())
+            // Unsafe: the profile then takes every `kube-system` pod.
+            .with_fix(Fix::unsafe_(
+                "remove the labels from the `kube-system` selector",
+                vec![Change::RemoveEntry { key: labels.span }],
+            ))
         } else {
             Diagnostic::new(
                 CODE,

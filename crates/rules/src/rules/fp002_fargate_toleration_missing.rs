@@ -7,7 +7,9 @@
 //! Quiet on anything unknown: the cluster's capacity, the namespace, the
 //! values, a selector with labels (a chart's pod labels are not known).
 
-use crate::common::{depends_on_target, uncovered, unordered_fargate_profile, TAINT, TAINT_KEY};
+use crate::common::{
+    add_dependency_fix, depends_on_target, uncovered, unordered_fargate_profile, TAINT, TAINT_KEY,
+};
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, HelmRelease, Known};
 use fplint_core::{Diagnostic, Severity, Span};
@@ -110,18 +112,29 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
              add `depends_on = [{target}]`; \
              as a workaround, add the toleration `{{key: {TAINT_KEY}, operator: Equal, value: fargate, effect: NoSchedule}}` \
              to the chart's tolerations (the toleration alone can leave pods failing with `Too many pods`)"
-        )),
+        ))
+        .with_fix_opt(rel.resource.and_then(|r| {
+            add_dependency_fix(ctx.project, cluster.provisioner, r, &target)
+        })),
     )
 }
 
 trait RelatedOpt {
     fn with_related_opt(self, span: Option<Span>, message: &str) -> Self;
+    fn with_fix_opt(self, fix: Option<fplint_core::Fix>) -> Self;
 }
 
 impl RelatedOpt for Diagnostic {
     fn with_related_opt(self, span: Option<Span>, message: &str) -> Self {
         match span {
             Some(s) => self.with_related(s, message),
+            None => self,
+        }
+    }
+
+    fn with_fix_opt(self, fix: Option<fplint_core::Fix>) -> Self {
+        match fix {
+            Some(f) => self.with_fix(f),
             None => self,
         }
     }

@@ -9,6 +9,7 @@
 //! `created_concurrently` with a node in their unit's dependency graph.
 //! Profiles that never exist together (exclusive conditions) cannot race.
 
+use crate::common::add_dependency_fix;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, ResourceRef};
 use fplint_core::{Diagnostic, Severity};
@@ -94,6 +95,10 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         .with_label("no dependency orders this profile after the other")
         .with_path(later.loc.path.clone())
         .with_help(help);
+        // Applied to every later profile, this builds the chain.
+        if let Some(fix) = add_dependency_fix(project, cluster.provisioner, *lr, &nearest_name) {
+            d = d.with_fix(fix);
+        }
         // The nearest few are enough to find them.
         for (p, r) in racers.iter().rev().take(MAX_RELATED) {
             d = d.with_related(

@@ -11,8 +11,8 @@
 //! serves it. Quiet when either resource, or the placement, is unknown.
 
 use crate::common::{
-    depends_on_target, fargate_only, place, profile_label, uncovered, unordered_fargate_profile,
-    workload_name, workloads_of,
+    add_dependency_fix, depends_on_target, fargate_only, place, profile_label, uncovered,
+    unordered_fargate_profile, workload_name, workloads_of,
 };
 use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
@@ -62,6 +62,7 @@ impl Rule for InstalledBeforeFargateProfile {
                     &format!("Helm release `{name}`"),
                     &rel.loc,
                     " (tolerating the Fargate taint does not help pods the default scheduler already holds)",
+                    Some(from),
                 ));
             }
             if !fargate_only(cluster) {
@@ -75,7 +76,15 @@ impl Rule for InstalledBeforeFargateProfile {
                 let Some(from) = w.resource else { continue };
                 let placed = place(cluster, w);
                 if let Some(p) = unordered(project, cluster, &placed, from) {
-                    out.push(finding(project, cluster, p, &workload_name(w), &w.loc, ""));
+                    out.push(finding(
+                        project,
+                        cluster,
+                        p,
+                        &workload_name(w),
+                        &w.loc,
+                        "",
+                        Some(from),
+                    ));
                 }
             }
             let coredns = placement::place(cluster, Some("kube-system"), Some(COREDNS_LABELS));
@@ -106,6 +115,7 @@ impl Rule for InstalledBeforeFargateProfile {
                         "the CoreDNS add-on",
                         &a.loc,
                         why,
+                        a.resource,
                     ));
                 }
             }
@@ -144,6 +154,7 @@ fn finding(
     what: &str,
     at: &Loc,
     why: &str,
+    from: Option<ResourceRef>,
 ) -> Diagnostic {
     let pname = profile_label(project, profile);
     let target = depends_on_target(project, profile);
@@ -157,7 +168,7 @@ fn finding(
             "add `depends_on = [{target}]` so that its pods are created once the profile is ACTIVE"
         ),
     };
-    Diagnostic::new(
+    let d = Diagnostic::new(
         CODE,
         Severity::Warning,
         format!(
@@ -169,5 +180,9 @@ fn finding(
     .with_label("may be created before the Fargate profile")
     .with_path(at.path.clone())
     .with_related(profile.loc.span, format!("Fargate profile `{pname}`"))
-    .with_help(help)
+    .with_help(help);
+    match from.and_then(|f| add_dependency_fix(project, cluster.provisioner, f, &target)) {
+        Some(fix) => d.with_fix(fix),
+        None => d,
+    }
 }
