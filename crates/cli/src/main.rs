@@ -165,6 +165,11 @@ fn run(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let linter = linter.with_options(Options {
+                config: choice,
+                project_context: true,
+                ..Options::default()
+            });
             let tables = fplint::placement::tables(&linter.load(&paths));
             let text = match format {
                 ListFormat::Text => fplint::placement::render_text(&tables),
@@ -202,6 +207,7 @@ fn check(args: CheckArgs) -> ExitCode {
             (false, Some(f)) => ConfigChoice::File(f),
             (false, None) => ConfigChoice::Discover,
         },
+        project_context: true,
         ..Options::default()
     };
     let outcome = match Linter::with_choice(&args.paths, &opts.config) {
@@ -211,8 +217,11 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    for e in &outcome.errors {
-        eprintln!("error: {e}");
+    // The human summary lists them; other formats carry them in the report.
+    if args.quiet || args.format != OutputFormat::Human {
+        for e in &outcome.errors {
+            eprintln!("error: {e}");
+        }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = match args.color {
