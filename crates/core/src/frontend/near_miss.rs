@@ -144,7 +144,7 @@ fn near_miss(doc: &Node) -> Option<Verdict> {
             return Some(Verdict::NearMiss {
                 span: res.span,
                 message: format!(
-                    "`Resources` is a {}, not a map of logical IDs, so this template was not linted",
+                    "`Resources` is {}, not a map of logical IDs, so this template was not linted",
                     res.kind_name()
                 ),
                 help: "write `Resources` as a map: `MyProfile: {Type: AWS::EKS::FargateProfile, Properties: ...}`".into(),
