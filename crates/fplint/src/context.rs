@@ -4,9 +4,13 @@
 //! folder of the nearest `fplint.toml`, else the git root, else the file's
 //! folder) is searched for cluster definitions, read as context only.
 //!
-//! Speed matters here (one file on every commit): files are sniffed for a
-//! few byte strings before anything is parsed, and only files that can
-//! define a cluster or its capacity are modelled.
+//! Speed matters here (one file on every commit). Assignment gives a
+//! manifest the cluster of the nearest folder that defines any, so the
+//! search goes up from the file's folder and stops at the first folder with
+//! cluster definitions (or at the root); with `[clusters] paths` in the
+//! config, a cluster may live anywhere and the whole root is searched.
+//! Files are sniffed for a few byte strings before anything is parsed, and
+//! only files that can define a cluster or its capacity are modelled.
 
 use crate::config::FILE_NAMES;
 use crate::walk::{self, Candidate};
@@ -17,9 +21,6 @@ use std::path::{Path, PathBuf};
 
 /// Byte strings without which a YAML or JSON file defines no cluster.
 const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
-/// The same for a Terraform file: EKS resources, or a module call (its
-/// source may build a cluster).
-const TERRAFORM_NEEDLES: &[&[u8]] = &[b"aws_eks_", b"module"];
 
 /// The project root of a named file.
 pub fn root_of(file: &Path) -> PathBuf {
@@ -48,13 +49,28 @@ pub struct Context {
 /// Files under the named files' project roots that may define clusters,
 /// not already among `walked`. A `.tf` hit brings its whole folder (one
 /// module), unless that folder is already read as a given module.
-pub fn candidates(walked: &[Candidate], exclude: Option<(&GlobSet, &Path)>) -> Context {
+pub fn candidates(
+    walked: &[Candidate],
+    exclude: Option<(&GlobSet, &Path)>,
+    whole_root: bool,
+) -> Context {
     let named: Vec<&Candidate> = walked.iter().filter(|c| c.explicit).collect();
     if named.is_empty() {
         return Context::default();
     }
     let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let mut roots: Vec<PathBuf> = named.iter().map(|c| root_of(&c.path)).collect();
+    let cwd = std::env::current_dir().ok().map(|d| canonical(&d));
+    let mut sniffed: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
+    let mut roots: Vec<PathBuf> = named
+        .iter()
+        .map(|c| {
+            let root = root_of(&c.path);
+            if whole_root {
+                return root;
+            }
+            scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed)
+        })
+        .collect();
     roots.sort();
     roots.dedup();
     // A root inside another is walked with it.
@@ -63,7 +79,6 @@ pub fn candidates(walked: &[Candidate], exclude: Option<(&GlobSet, &Path)>) -> C
         .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
         .cloned()
         .collect();
-    let cwd = std::env::current_dir().ok().map(|d| canonical(&d));
     let shown: Vec<PathBuf> = outer
         .iter()
         .map(|r| relative_to(cwd.as_deref(), r))
@@ -78,7 +93,13 @@ pub fn candidates(walked: &[Candidate], exclude: Option<(&GlobSet, &Path)>) -> C
     let hits: Vec<&Candidate> = found
         .files
         .par_iter()
-        .filter(|c| may_define_cluster(&c.path))
+        .filter(|c| {
+            let abs = canonical(&c.path);
+            sniffed
+                .get(&abs)
+                .copied()
+                .unwrap_or_else(|| may_define_cluster(&c.path))
+        })
         .collect();
     let mut tf_dirs: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
@@ -113,6 +134,42 @@ pub fn candidates(walked: &[Candidate], exclude: Option<(&GlobSet, &Path)>) -> C
     }
 }
 
+/// The nearest folder at or above the named file's (up to `root`) holding
+/// a file that may define a cluster; `root` when none does.
+fn scope(
+    file: &Path,
+    root: &Path,
+    cwd: Option<&Path>,
+    exclude: Option<(&GlobSet, &Path)>,
+    sniffed: &mut std::collections::HashMap<PathBuf, bool>,
+) -> PathBuf {
+    let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    let Some(dir) = abs.parent() else {
+        return root.to_path_buf();
+    };
+    for up in dir.ancestors() {
+        if !up.starts_with(root) || up == root {
+            break;
+        }
+        let found = walk::walk(&[relative_to(cwd, up)], exclude);
+        let mut any = false;
+        for c in &found.files {
+            let key = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+            if key == abs {
+                continue;
+            }
+            let hit = *sniffed
+                .entry(key)
+                .or_insert_with(|| may_define_cluster(&c.path));
+            any |= hit;
+        }
+        if any {
+            return up.to_path_buf();
+        }
+    }
+    root.to_path_buf()
+}
+
 fn is_tf(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "tf")
 }
@@ -121,14 +178,13 @@ fn may_define_cluster(path: &Path) -> bool {
     let Ok(bytes) = std::fs::read(path) else {
         return false;
     };
-    let needles = if is_tf(path) {
-        TERRAFORM_NEEDLES
+    let has = |n: &[u8]| bytes.windows(n.len()).any(|w| w == n);
+    if is_tf(path) {
+        // EKS resources, or a module call whose source may build a cluster.
+        has(b"aws_eks_") || (has(b"module") && has(b"eks"))
     } else {
-        DOCUMENT_NEEDLES
-    };
-    needles
-        .iter()
-        .any(|n| bytes.windows(n.len()).any(|w| w == *n))
+        DOCUMENT_NEEDLES.iter().any(|n| has(n))
+    }
 }
 
 /// `root` as reached from the working folder, so that the paths of context

@@ -168,7 +168,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     };
     let walked = walk::walk(paths, exclude);
     let context = if opts.project_context {
-        crate::context::candidates(&walked.files, exclude)
+        let anywhere = cfg.clusters.values().any(|o| !o.paths.is_empty());
+        crate::context::candidates(&walked.files, exclude, anywhere)
     } else {
         crate::context::Context::default()
     };
