@@ -44,7 +44,8 @@ pub fn worth_judging(text: &str) -> bool {
         head.windows(needle.len())
             .any(|w| w.eq_ignore_ascii_case(needle))
     };
-    has(b"eksctl") || has(b"clusterconfig") || has(b"resources")
+    // `Resources` keeps its case: manifests are full of `resources:`.
+    has(b"eksctl") || has(b"clusterconfig") || head.windows(9).any(|w| w == b"Resources")
 }
 
 /// Judge a named YAML or JSON file that produced no finding of its own.
