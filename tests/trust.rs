@@ -943,3 +943,60 @@ c.yaml:11:11: FP001 [warning] CoreDNS moves to Fargate only with eksctl 0.208.0 
     );
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// A cluster built by a module call belongs to the folder of the call: its
+/// manifests are placed on it, by a walk and for a named file alike.
+#[test]
+fn the_folder_of_a_module_call_owns_its_manifests() {
+    let d = repo();
+    write(
+        d.path(),
+        "modules/eks/main.tf",
+        r#"variable "name" {}
+resource "aws_eks_cluster" "this" {
+  name     = var.name
+  role_arn = "arn:aws:iam::111122223333:role/cluster"
+  vpc_config {
+    subnet_ids = ["subnet-0a1b2c3d"]
+  }
+}
+"#,
+    );
+    for env in ["prod", "staging"] {
+        write(
+            d.path(),
+            &format!("envs/{env}/main.tf"),
+            &format!(
+                "module \"eks\" {{\n  source = \"../../modules/eks\"\n  name   = \"{env}\"\n}}\n"
+            ),
+        );
+    }
+    write(
+        d.path(),
+        "envs/prod/k8s/web.yaml",
+        &deployment("web", "web"),
+    );
+    let placed = |args: &[&str]| -> Vec<String> {
+        let v = json(&fplint(args, d.path()));
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|t| {
+                let c = t["cluster"].as_str().unwrap_or("").to_string();
+                t["rows"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(move |r| format!("{c}: {}", r["workload"].as_str().unwrap_or("")))
+            })
+            .collect()
+    };
+    assert_eq!(
+        placed(&["placement", "--format", "json", "."]),
+        ["prod: Deployment/web"]
+    );
+    assert_eq!(
+        placed(&["placement", "--format", "json", "envs/prod/k8s/web.yaml"]),
+        ["prod: Deployment/web"]
+    );
+}

@@ -31,6 +31,19 @@ pub fn assign(
     sources: &Sources,
     base: Option<&Path>,
 ) -> Unassigned {
+    assign_with_homes(project, cfg, sources, base, &[])
+}
+
+/// [`assign`], knowing the folder each cluster was modelled from (its
+/// Terraform root module), by index in `project.clusters`; a cluster
+/// without one lives in the folder of the file that defines it.
+pub fn assign_with_homes(
+    project: &mut Project,
+    cfg: &Config,
+    sources: &Sources,
+    base: Option<&Path>,
+    homes: &[Option<PathBuf>],
+) -> Unassigned {
     let only = match project.clusters.as_slice() {
         [c] => Some(c.key.clone()),
         _ => None,
@@ -47,7 +60,7 @@ pub fn assign(
             Some((name.clone(), b.build().ok()?))
         })
         .collect();
-    let folders = Folders::new(project, sources);
+    let folders = Folders::new(project, sources, homes);
     // Per file, not per object: canonicalising costs a readlink per component.
     let memo: RefCell<HashMap<FileId, Option<String>>> = RefCell::new(HashMap::new());
     let pick = |span: Span| -> Option<String> {
@@ -224,19 +237,21 @@ struct Folders {
 }
 
 impl Folders {
-    fn new(project: &Project, sources: &Sources) -> Folders {
+    fn new(project: &Project, sources: &Sources, homes: &[Option<PathBuf>]) -> Folders {
         let mut dirs: HashMap<FileId, Option<PathBuf>> = HashMap::new();
         let mut defined = Vec::new();
-        for c in &project.clusters {
-            let dir = dirs
-                .entry(c.loc.span.file)
-                .or_insert_with(|| {
-                    let f = sources.peek(c.loc.span.file)?;
-                    canonical(Path::new(&f.path))
-                        .parent()
-                        .map(Path::to_path_buf)
-                })
-                .clone();
+        for (i, c) in project.clusters.iter().enumerate() {
+            let home = homes.get(i).cloned().flatten().map(|h| canonical(&h));
+            let dir = home.or_else(|| {
+                dirs.entry(c.loc.span.file)
+                    .or_insert_with(|| {
+                        let f = sources.peek(c.loc.span.file)?;
+                        canonical(Path::new(&f.path))
+                            .parent()
+                            .map(Path::to_path_buf)
+                    })
+                    .clone()
+            });
             if let Some(dir) = dir {
                 defined.push((dir, c.key.clone(), c.defined));
             }

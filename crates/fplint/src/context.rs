@@ -40,7 +40,7 @@ pub fn root_of(file: &Path) -> PathBuf {
 #[derive(Debug, Default)]
 pub struct Context {
     /// The project roots, as reached from the working folder: files under
-    /// them may be read.
+    /// them may be read (a local module called from a context module).
     pub roots: Vec<PathBuf>,
     /// Files under the roots that may define clusters.
     pub files: Vec<Candidate>,
@@ -61,10 +61,14 @@ pub fn candidates(
     let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let cwd = std::env::current_dir().ok().map(|d| canonical(&d));
     let mut sniffed: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
+    // Files anywhere under a project root may be read (a local module's
+    // source); only the scope is searched for cluster definitions.
+    let mut projects: Vec<PathBuf> = Vec::new();
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
             let root = root_of(&c.path);
+            projects.push(root.clone());
             if whole_root {
                 return root;
             }
@@ -73,6 +77,8 @@ pub fn candidates(
         .collect();
     roots.sort();
     roots.dedup();
+    projects.sort();
+    projects.dedup();
     // A root inside another is walked with it.
     let outer: Vec<PathBuf> = roots
         .iter()
@@ -129,7 +135,10 @@ pub fn candidates(
     out.sort();
     out.dedup();
     Context {
-        roots: shown,
+        roots: projects
+            .iter()
+            .map(|r| relative_to(cwd.as_deref(), r))
+            .collect(),
         files: out,
     }
 }

@@ -242,6 +242,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             )
         })
         .collect();
+    let mut homes: Vec<Option<PathBuf>> = Vec::new();
     let mut released = 0;
     for batch in jobs.chunks(UNIT_BATCH) {
         let units: Vec<(UnitOutput, Option<Notice>)> = batch
@@ -261,7 +262,14 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                 (unit, notice)
             })
             .collect();
-        for (mut unit, notice) in units {
+        for ((mut unit, notice), (_, job)) in units.into_iter().zip(batch) {
+            // A module's clusters live where the module is run, whatever
+            // file of a called module defines them.
+            let home = match job {
+                Job::Module(dir, ..) => Some(dir.clone()),
+                Job::Document(..) => None,
+            };
+            homes.extend(std::iter::repeat_n(home, unit.clusters.len()));
             notices.extend(notice);
             suppressions.append(&mut unit.suppressions);
             diagnostics.extend(frontend::absorb(&mut project, unit));
@@ -276,7 +284,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     }
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
-    let unassigned = crate::assign::assign(&mut project, cfg, &sources, base.as_deref());
+    let unassigned =
+        crate::assign::assign_with_homes(&mut project, cfg, &sources, base.as_deref(), &homes);
     notices.extend(unassigned.notice(&project));
     notices.sort();
     Loaded {
