@@ -177,6 +177,11 @@ fn run(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let linter = linter.with_options(Options {
+                config: choice,
+                project_context: true,
+                ..Options::default()
+            });
             let tables = fplint::placement::tables(&linter.load(&paths));
             let text = match format {
                 ListFormat::Text => fplint::placement::render_text(&tables),
@@ -214,6 +219,7 @@ fn check(args: CheckArgs) -> ExitCode {
             (false, Some(f)) => ConfigChoice::File(f),
             (false, None) => ConfigChoice::Discover,
         },
+        project_context: true,
         ..Options::default()
     };
     let linter = match Linter::with_choice(&args.paths, &opts.config) {
@@ -233,11 +239,13 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         (linter.check_paths(&args.paths), None)
     };
-    for e in outcome
-        .errors
-        .iter()
-        .chain(fixed.iter().flat_map(|(_, e)| e))
-    {
+    // The human summary lists unreadable paths; other formats carry them in
+    // the report. Fix errors are not in the report: always on stderr.
+    let show_errors = args.quiet || args.format != OutputFormat::Human;
+    for e in outcome.errors.iter().filter(|_| show_errors) {
+        eprintln!("error: {e}");
+    }
+    for e in fixed.iter().flat_map(|(_, e)| e) {
         eprintln!("error: {e}");
     }
     let fix_failed = fixed.as_ref().is_some_and(|(_, e)| !e.is_empty());

@@ -33,10 +33,14 @@
 //! [`core`]) reads files into the cluster model, and [`fplint_rules`]
 //! (re-exported as [`rules`]) holds the rules and their registry.
 
+pub mod assign;
 pub mod config;
+pub mod context;
 pub mod fix;
 pub mod fs;
 pub mod lint;
+pub mod named;
+pub mod notice;
 pub mod placement;
 pub mod render;
 pub mod suppress;
@@ -48,6 +52,7 @@ pub use fplint_rules as rules;
 
 pub use config::{Config, ConfigError};
 pub use lint::{ConfigChoice, Loaded, Options, Report};
+pub use notice::{Notice, NoticeKind};
 
 use std::path::{Path, PathBuf};
 

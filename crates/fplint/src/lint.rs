@@ -2,6 +2,7 @@
 //! filter, sort. Rendering is left to the caller.
 
 use crate::config::{self, Config, ConfigError};
+use crate::notice::{Notice, NoticeKind};
 use crate::walk::{self, Candidate};
 use fplint_core::compact::Compact as _;
 use fplint_core::frontend::{self, UnitOutput};
@@ -36,6 +37,9 @@ pub struct Options {
     /// Texts read instead of the files at these paths (fixes not yet
     /// written, unsaved editor buffers).
     pub overlays: std::collections::HashMap<PathBuf, Arc<str>>,
+    /// Read the cluster definitions of a named file's project as context
+    /// (see [`crate::context`]); the CLI does, tests of single files do not.
+    pub project_context: bool,
 }
 
 impl Options {
@@ -60,6 +64,9 @@ pub struct Report {
     pub files_scanned: usize,
     /// Paths that could not be read (exit code 2).
     pub errors: Vec<String>,
+    /// Run-level notices: named files not linted or skipped, workloads
+    /// without a cluster.
+    pub notices: Vec<Notice>,
     pub fail_on: Severity,
 }
 
@@ -79,7 +86,12 @@ impl Report {
     pub fn exit_code(&self) -> i32 {
         if !self.errors.is_empty() || self.has_parse_error() {
             2
-        } else if self.diagnostics.iter().any(|d| d.severity >= self.fail_on) {
+        } else if self.diagnostics.iter().any(|d| d.severity >= self.fail_on)
+            || self
+                .notices
+                .iter()
+                .any(|n| n.counts() && n.severity() >= self.fail_on)
+        {
             1
         } else {
             0
@@ -133,15 +145,17 @@ pub struct Loaded {
     pub suppressions: Vec<frontend::Suppression>,
     pub files_scanned: usize,
     pub errors: Vec<String>,
+    pub notices: Vec<Notice>,
     pub base: Option<PathBuf>,
 }
 
 /// Units modelled together before they are absorbed into the project.
 const UNIT_BATCH: usize = 512;
 
+/// A unit to model; `true` when it is read only as context.
 enum Job<'a> {
-    Document(&'a Candidate),
-    Module(PathBuf, Vec<&'a Candidate>),
+    Document(&'a Candidate, bool),
+    Module(PathBuf, Vec<&'a Candidate>, bool),
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -156,6 +170,12 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         _ => None,
     };
     let walked = walk::walk(paths, exclude);
+    let context = if opts.project_context {
+        let anywhere = cfg.clusters.values().any(|o| !o.paths.is_empty());
+        crate::context::candidates(&walked.files, exclude, anywhere)
+    } else {
+        crate::context::Context::default()
+    };
     let roots: Vec<PathBuf> = paths
         .iter()
         .map(|p| {
@@ -173,32 +193,38 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                 p
             }
         })
+        .chain(context.roots.iter().cloned())
         .collect();
     let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
 
     // A unit is a YAML/JSON file or a folder of `.tf` files (one module).
-    let mut modules: BTreeMap<PathBuf, Vec<&Candidate>> = BTreeMap::new();
+    let mut modules: BTreeMap<(PathBuf, bool), Vec<&Candidate>> = BTreeMap::new();
     let mut jobs: Vec<(String, Job)> = Vec::new();
-    for c in &walked.files {
+    let all = walked
+        .files
+        .iter()
+        .map(|c| (c, false))
+        .chain(context.files.iter().map(|c| (c, true)));
+    for (c, ctx) in all {
         if c.path.extension().is_some_and(|e| e == "tf") {
             let dir = c
                 .path
                 .parent()
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-            modules.entry(dir).or_default().push(c);
+            modules.entry((dir, ctx)).or_default().push(c);
         } else {
             jobs.push((
                 fplint_core::sources::display_path(&c.path),
-                Job::Document(c),
+                Job::Document(c, ctx),
             ));
         }
     }
-    for (dir, files) in modules {
+    for ((dir, ctx), files) in modules {
         jobs.push((
             fplint_core::sources::display_path(&dir),
-            Job::Module(dir, files),
+            Job::Module(dir, files, ctx),
         ));
     }
     jobs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -208,20 +234,46 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut project = Project::default();
     let mut diagnostics = Vec::new();
     let mut suppressions = Vec::new();
+    let mut notices: Vec<Notice> = walked
+        .empty
+        .iter()
+        .map(|p| {
+            Notice::new(
+                NoticeKind::NothingToLint,
+                Some(fplint_core::sources::display_path(p)),
+                "no YAML, JSON or Terraform file here to lint",
+            )
+        })
+        .collect();
+    let mut homes: Vec<Option<PathBuf>> = Vec::new();
     let mut released = 0;
     for batch in jobs.chunks(UNIT_BATCH) {
-        let units: Vec<UnitOutput> = batch
+        let units: Vec<(UnitOutput, Option<Notice>)> = batch
             .par_iter()
             .map(|(_, job)| {
-                let mut unit = match job {
-                    Job::Document(c) => load_document(c, &sources, limits),
-                    Job::Module(dir, files) => load_terraform(dir, files, &sources, limits),
+                let (mut unit, notice) = match job {
+                    Job::Document(c, ctx) => load_document(c, *ctx, &sources, limits),
+                    Job::Module(dir, files, ctx) => {
+                        let mut unit = load_terraform(dir, files, &sources, limits);
+                        if *ctx {
+                            as_context(&mut unit);
+                        }
+                        (unit, None)
+                    }
                 };
                 unit.compact();
-                unit
+                (unit, notice)
             })
             .collect();
-        for mut unit in units {
+        for ((mut unit, notice), (_, job)) in units.into_iter().zip(batch) {
+            // A module's clusters live where the module is run, whatever
+            // file of a called module defines them.
+            let home = match job {
+                Job::Module(dir, ..) => Some(dir.clone()),
+                Job::Document(..) => None,
+            };
+            homes.extend(std::iter::repeat_n(home, unit.clusters.len()));
+            notices.extend(notice);
             suppressions.append(&mut unit.suppressions);
             diagnostics.extend(frontend::absorb(&mut project, unit));
         }
@@ -235,7 +287,10 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     }
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
-    assign_clusters(&mut project, cfg, &sources, base.as_deref());
+    let unassigned =
+        crate::assign::assign_with_homes(&mut project, cfg, &sources, base.as_deref(), &homes);
+    notices.extend(unassigned.notice(&project));
+    notices.sort();
     Loaded {
         project,
         sources,
@@ -243,6 +298,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         suppressions,
         files_scanned: walked.files.len(),
         errors: walked.errors,
+        notices,
         base,
     }
 }
@@ -337,7 +393,8 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut diagnostics = frontend::absorb(&mut project, unit);
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
-    assign_clusters(&mut project, cfg, &sources, None);
+    let unassigned = crate::assign::assign(&mut project, cfg, &sources, None);
+    let notices = unassigned.notice(&project).into_iter().collect();
     let loaded = Loaded {
         project,
         sources,
@@ -345,6 +402,7 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
         suppressions,
         files_scanned: 1,
         errors: Vec::new(),
+        notices,
         base: None,
     };
     check_loaded(loaded, opts, cfg)
@@ -359,6 +417,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         suppressions,
         files_scanned,
         errors,
+        notices,
         base,
     } = loaded;
     let selection = Selection {
@@ -388,7 +447,10 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
     diagnostics.extend(found.into_iter().flatten());
 
     let per_file = PerFile::new(cfg, &base);
-    diagnostics.retain(|d| selection.enabled(d.code));
+    // A file that could not be read is never hidden: no selection, ignore,
+    // per-file ignore or severity applies to FP000.
+    let parse_error = |d: &Diagnostic| d.code == fplint_core::diagnostic::PARSE_ERROR;
+    diagnostics.retain(|d| parse_error(d) || selection.enabled(d.code));
     let unused = crate::suppress::apply(&mut diagnostics, &sources, &suppressions, &|c| {
         REGISTRY
             .iter()
@@ -405,8 +467,8 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         .filter(|f| !given.contains(f))
         .collect();
     diagnostics.retain(|d| !context_only.contains(&d.span.file));
-    diagnostics.retain(|d| !per_file.ignored(d, &sources));
-    for d in &mut diagnostics {
+    diagnostics.retain(|d| parse_error(d) || !per_file.ignored(d, &sources));
+    for d in diagnostics.iter_mut().filter(|d| !parse_error(d)) {
         if let Some(s) = cfg.severity.get(d.code) {
             d.severity = *s;
         }
@@ -438,6 +500,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         diagnostics,
         files_scanned,
         errors,
+        notices,
         fail_on: opts.fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning),
     }
 }
@@ -535,14 +598,46 @@ fn load_candidate(sources: &Sources, c: &Candidate) -> Result<Arc<SourceFile>, L
     }
 }
 
-fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput {
+fn load_document(
+    c: &Candidate,
+    context: bool,
+    sources: &Sources,
+    limits: Limits,
+) -> (UnitOutput, Option<Notice>) {
     match load_candidate(sources, c) {
-        Ok(f) => guarded(c, sources, || {
-            inject_panic(c);
-            frontend::load_document_file(&f, limits)
-        }),
-        Err(e) => unreadable(sources, c, &e, false),
+        Ok(f) => {
+            let mut unit = guarded(c, sources, || {
+                inject_panic(c);
+                frontend::load_document_file(&f, limits)
+            });
+            if context {
+                unit.context_files.push(f.id);
+                as_context(&mut unit);
+                return (unit, None);
+            }
+            let notice = crate::named::judge(c, &f, &unit, limits);
+            (unit, notice)
+        }
+        Err(e) => {
+            let mut unit = unreadable(sources, c, &e, false);
+            if context {
+                as_context(&mut unit);
+                return (unit, None);
+            }
+            let notice = crate::named::unreadable(c, &e, &unit);
+            (unit, notice)
+        }
     }
+}
+
+/// A unit read only for its clusters: none of its files is reported on, and
+/// its workloads are not checked (only the named files' are).
+fn as_context(unit: &mut UnitOutput) {
+    unit.workloads.clear();
+    let given = std::mem::take(&mut unit.given_files);
+    unit.context_files.extend(given);
+    unit.diagnostics.clear();
+    unit.suppressions.clear();
 }
 
 fn load_terraform(
@@ -629,96 +724,6 @@ fn apply_cluster_overrides(project: &mut Project, cfg: &Config) {
             None => {}
         }
     }
-}
-
-/// A manifest runs on the cluster `[clusters.NAME] paths` names, or on the
-/// only cluster of the run; otherwise its cluster stays unknown.
-fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base: Option<&Path>) {
-    let only = match project.clusters.as_slice() {
-        [c] => Some(c.key.clone()),
-        _ => None,
-    };
-    let globs: Vec<(String, globset::GlobSet)> = cfg
-        .clusters
-        .iter()
-        .filter(|(_, o)| !o.paths.is_empty())
-        .filter_map(|(name, o)| {
-            let mut b = globset::GlobSetBuilder::new();
-            for p in &o.paths {
-                b.add(globset::Glob::new(p).ok()?);
-            }
-            Some((name.clone(), b.build().ok()?))
-        })
-        .collect();
-    // Per file, not per object: canonicalising costs a readlink per component.
-    let memo = std::cell::RefCell::new(std::collections::HashMap::new());
-    let by_path = |span: fplint_core::Span| -> Option<String> {
-        if globs.is_empty() {
-            return None;
-        }
-        if let Some(hit) = memo.borrow().get(&span.file) {
-            return Option::clone(hit);
-        }
-        let f = sources.peek(span.file)?;
-        let shown = PathBuf::from(&f.path);
-        let abs = shown.canonicalize().unwrap_or_else(|_| shown.clone());
-        let rel = base
-            .and_then(|b| abs.strip_prefix(b).ok())
-            .unwrap_or(&shown);
-        let key = globs
-            .iter()
-            .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))
-            .and_then(|(name, _)| project_key(project, name));
-        memo.borrow_mut().insert(span.file, key.clone());
-        key
-    };
-    let workload_keys: Vec<Option<String>> = project
-        .workloads
-        .iter()
-        .map(|w| {
-            w.cluster_key
-                .clone()
-                .or_else(|| by_path(w.loc.span))
-                .or_else(|| only.clone())
-        })
-        .collect();
-    let auth_keys: Vec<Option<String>> = project
-        .aws_auth
-        .iter()
-        .map(|a| {
-            a.cluster_key
-                .clone()
-                .or_else(|| by_path(a.loc.span))
-                .or_else(|| only.clone())
-        })
-        .collect();
-    let identity_keys: Vec<Option<String>> = project
-        .pod_identities
-        .iter()
-        .map(|a| {
-            a.cluster_key
-                .clone()
-                .or_else(|| by_path(a.loc.span))
-                .or_else(|| only.clone())
-        })
-        .collect();
-    for (a, k) in project.pod_identities.iter_mut().zip(identity_keys) {
-        a.cluster_key = k;
-    }
-    for (w, k) in project.workloads.iter_mut().zip(workload_keys) {
-        w.cluster_key = k;
-    }
-    for (a, k) in project.aws_auth.iter_mut().zip(auth_keys) {
-        a.cluster_key = k;
-    }
-}
-
-fn project_key(project: &Project, name: &str) -> Option<String> {
-    project
-        .clusters
-        .iter()
-        .find(|c| c.name.known().map(String::as_str) == Some(name))
-        .map(|c| c.key.clone())
 }
 
 /// `[[per-file-ignores]]`, matched on paths relative to the config's folder.

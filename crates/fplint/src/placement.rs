@@ -16,6 +16,9 @@ pub struct ClusterTable {
     pub fargate_only: Option<bool>,
     pub karpenter: Option<bool>,
     pub rows: Vec<Row>,
+    /// Why no workload is shown, when none is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_empty: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -177,6 +180,34 @@ fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
     }
 }
 
+/// Why a cluster has no workloads: none were read, none could be given a
+/// cluster, or they all run on other clusters.
+fn why_empty(loaded: &Loaded) -> String {
+    let p = &loaded.project;
+    if p.workloads.is_empty() {
+        return "no Kubernetes workloads were read (no manifests, or none in the paths given)"
+            .into();
+    }
+    let unassigned = p
+        .workloads
+        .iter()
+        .filter(|w| w.cluster_key.is_none())
+        .count();
+    let others = p.workloads.len() - unassigned;
+    let mut why = Vec::new();
+    if unassigned > 0 {
+        why.push(format!(
+            "{unassigned} of {} workloads belong to no cluster: the run has {} clusters and their folders do not tell which; say so with `[clusters.NAME] paths = [..]` in fplint.toml",
+            p.workloads.len(),
+            p.clusters.len()
+        ));
+    }
+    if others > 0 {
+        why.push(format!("{others} workloads run on other clusters"));
+    }
+    why.join("; ")
+}
+
 pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
     loaded
         .project
@@ -199,6 +230,13 @@ pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
                 .map(|w| row(loaded, c, w))
                 .chain(c.helm_releases.iter().map(|r| release_row(loaded, c, r)))
                 .collect(),
+            why_empty: None,
+        })
+        .map(|mut t| {
+            if t.rows.is_empty() {
+                t.why_empty = Some(why_empty(loaded));
+            }
+            t
         })
         .collect()
 }
@@ -221,7 +259,11 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
             t.cluster, t.defined_at
         ));
         if t.rows.is_empty() {
-            out.push_str("  no workloads found for this cluster\n\n");
+            out.push_str("  no workloads found for this cluster");
+            if let Some(why) = &t.why_empty {
+                out.push_str(&format!(": {why}"));
+            }
+            out.push_str("\n\n");
             continue;
         }
         let header = [

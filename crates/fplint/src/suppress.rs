@@ -1,8 +1,9 @@
 //! Inline suppressions: `# fplint: ignore[FP001]` (or `//` in HCL) on the
-//! finding's line or the line above, and `# fplint: ignore-file[FP003]`
-//! anywhere in the file; CloudFormation `Metadata: {fplint: {ignore: [...]}}`
-//! on a resource or the template. A suppression that suppresses nothing is
-//! reported.
+//! line above a finding's first line or on any line of the finding, and
+//! `# fplint: ignore-file[FP003]` anywhere in the file; CloudFormation
+//! `Metadata: {fplint: {ignore: [...]}}` on a resource or the template. A
+//! suppression that suppresses nothing is reported (info); one that cannot
+//! work (malformed, or naming no rule) is reported as a warning.
 
 use fplint_core::sources::Sources;
 use fplint_core::{Diagnostic, FileId, Severity, SourceFile, Span};
@@ -27,6 +28,14 @@ enum Scope {
     Span(Span),
 }
 
+/// A comment that starts like a directive but is not one: it silences
+/// nothing, so it is reported rather than ignored.
+#[derive(Debug)]
+struct Malformed {
+    span: Span,
+    why: &'static str,
+}
+
 #[derive(Debug)]
 struct Directive {
     file: FileId,
@@ -47,7 +56,7 @@ struct Comment {
 }
 
 /// Directives in comments: the marker must follow `#` or `//` on its line.
-fn scan(file: &SourceFile) -> Vec<Directive> {
+fn scan(file: &SourceFile, malformed: &mut Vec<Malformed>) -> Vec<Directive> {
     let text: &str = &file.text;
     if !may_have_directives(text) {
         return Vec::new();
@@ -74,14 +83,39 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
             line_end: offset,
         };
         let rest = line[at + MARKER.len()..].trim_start();
+        let whole = Span::new(
+            file.id,
+            start + at,
+            start + line.trim_end_matches(['\n', '\r']).len().max(at),
+        );
         let (file_wide, rest) = if let Some(r) = rest.strip_prefix("ignore-file[") {
             (true, r)
         } else if let Some(r) = rest.strip_prefix("ignore[") {
             (false, r)
         } else {
+            // `fplint: ignore FP001`, `fplint: ignore-file`, `fplint: ignroe[..]`.
+            let word: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            if word.to_ascii_lowercase().starts_with("ignore") || rest.starts_with('[') {
+                malformed.push(Malformed {
+                    span: whole,
+                    why: "the codes must be in brackets right after `ignore`",
+                });
+            } else if !word.is_empty() && word.len() <= 12 && close_to_ignore(&word) {
+                malformed.push(Malformed {
+                    span: whole,
+                    why: "the only directives are `ignore[..]` and `ignore-file[..]`",
+                });
+            }
             continue;
         };
         let Some(close) = rest.find(']') else {
+            malformed.push(Malformed {
+                span: whole,
+                why: "the code list has no closing `]`",
+            });
             continue;
         };
         let list_start = start + (line.len() - line[at..].len()) + (line[at..].len() - rest.len());
@@ -100,6 +134,10 @@ fn scan(file: &SourceFile) -> Vec<Directive> {
             pos += part.len() + 1;
         }
         if codes.is_empty() {
+            malformed.push(Malformed {
+                span: whole,
+                why: "the code list is empty",
+            });
             continue;
         }
         out.push(Directive {
@@ -157,15 +195,47 @@ fn unused_fix(dir: &Directive, index: usize, text: &str) -> Option<fplint_core::
     ))
 }
 
+/// A misspelt `ignore` (`ingore`, `ignroe`): same letters, or one edit away.
+fn close_to_ignore(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    let mut a: Vec<char> = w.chars().collect();
+    let mut b: Vec<char> = "ignore".chars().collect();
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (x, y) = (a.clone(), b.clone());
+    a.sort_unstable();
+    b.sort_unstable();
+    if a == b {
+        return true;
+    }
+    // One insertion, deletion or substitution.
+    let (short, long) = if x.len() <= y.len() { (x, y) } else { (y, x) };
+    let mut i = 0;
+    while i < short.len() && short[i] == long[i] {
+        i += 1;
+    }
+    if short.len() == long.len() {
+        short[i + 1..] == long[i + 1..]
+    } else {
+        short[i..] == long[i + 1..]
+    }
+}
+
 /// Drop suppressed diagnostics; return the unused-suppression findings for
-/// codes whose rules ran (`enabled`).
+/// codes whose rules ran (`enabled`). Parse errors are never suppressed.
 pub fn apply(
     diagnostics: &mut Vec<Diagnostic>,
     sources: &Sources,
     in_data: &[fplint_core::frontend::Suppression],
     enabled: &dyn Fn(&str) -> bool,
 ) -> Vec<Diagnostic> {
-    let mut directives: Vec<Directive> = sources.all().iter().flat_map(|f| scan(f)).collect();
+    let mut malformed = Vec::new();
+    let mut directives: Vec<Directive> = sources
+        .all()
+        .iter()
+        .flat_map(|f| scan(f, &mut malformed))
+        .collect();
     directives.extend(in_data.iter().map(|s| Directive {
         file: s.file,
         scope: s.scope.map_or(Scope::File, Scope::Span),
@@ -173,19 +243,43 @@ pub fn apply(
         codes: s.codes.clone(),
         comment: None,
     }));
+    let mut unused: Vec<Diagnostic> = malformed
+        .into_iter()
+        .map(|m| {
+            Diagnostic::new(
+                UNUSED,
+                Severity::Warning,
+                format!("malformed suppression: {}; it silences nothing", m.why),
+                m.span,
+            )
+            .with_label("not a directive")
+            .with_help(
+                "write `# fplint: ignore[FP001]` (or `ignore-file[FP001]`), codes comma-separated",
+            )
+        })
+        .collect();
     if directives.is_empty() {
-        return Vec::new();
+        return unused;
     }
     diagnostics.retain(|d| {
+        if d.code == fplint_core::diagnostic::PARSE_ERROR {
+            return true;
+        }
         let Some(file) = sources.get(d.span.file) else {
             return true;
         };
-        let line = file.lines().line_of(d.span.start as usize);
+        let lines = file.lines();
+        let first = lines.line_of(d.span.start as usize);
+        // The end is exclusive: a span ending at a line start ends on the line before.
+        let last = lines
+            .line_of((d.span.end as usize).saturating_sub(1))
+            .max(first);
         let mut suppressed = false;
         for dir in directives.iter_mut().filter(|x| x.file == d.span.file) {
             let applies = match dir.scope {
                 Scope::File => true,
-                Scope::Line(l) => l == line || l + 1 == line,
+                // A comment inside a multi-line finding counts as on it.
+                Scope::Line(l) => (first..=last).contains(&l) || l + 1 == first,
                 Scope::Span(s) => s.start <= d.span.start && d.span.start < s.end.max(s.start + 1),
             };
             if !applies {
@@ -200,7 +294,6 @@ pub fn apply(
         }
         !suppressed
     });
-    let mut unused = Vec::new();
     for dir in &directives {
         let text = dir
             .comment
@@ -213,12 +306,19 @@ pub fn apply(
             if *used || (known && !enabled(code)) {
                 continue;
             }
-            let message = if known {
-                format!("suppression of `{code}` suppresses nothing")
+            // A code that names no rule can never work: a warning, not a note.
+            let (message, severity) = if known {
+                (
+                    format!("suppression of `{code}` suppresses nothing"),
+                    Severity::Info,
+                )
             } else {
-                format!("suppression names `{code}`, which is not a rule code")
+                (
+                    format!("suppression names `{code}`, which is not a rule code"),
+                    Severity::Warning,
+                )
             };
-            let mut d = Diagnostic::new(UNUSED, Severity::Info, message, *span)
+            let mut d = Diagnostic::new(UNUSED, severity, message, *span)
                 .with_label("unused")
                 .with_help("remove it, or move it to the line of the finding or the line above");
             if let Some(fix) = text.as_deref().and_then(|t| unused_fix(dir, i, t)) {

@@ -21,6 +21,8 @@ pub struct Walked {
     pub files: Vec<Candidate>,
     /// Arguments that do not exist or cannot be read.
     pub errors: Vec<String>,
+    /// Folders named as arguments that hold no file fplint reads.
+    pub empty: Vec<PathBuf>,
 }
 
 pub fn is_lintable_name(path: &Path) -> bool {
@@ -93,6 +95,9 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
                 })
             });
         let (files, errors) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        if files.is_empty() {
+            out.empty.push(arg.clone());
+        }
         out.files.extend(files);
         out.errors.extend(errors);
     }

@@ -4,6 +4,7 @@
 //! text: `version: "1.30"` stays the version 1.30. Values holding an envsubst
 //! placeholder (`$EKS_CLUSTER_NAME`) are unknown.
 
+use super::near_miss;
 use super::UnitOutput;
 use crate::model::{
     Addon, Capacity, Cluster, FargateProfile, Known, Label, Loc, Located, NodeGroup, Provisioner,
@@ -18,7 +19,8 @@ use std::collections::HashMap;
 pub fn recognise(doc: &Node) -> bool {
     let api = doc.get("apiVersion").and_then(Node::as_str);
     let kind = doc.get("kind").and_then(Node::as_str);
-    matches!(api, Some(a) if a.starts_with("eksctl.io/")) && kind == Some("ClusterConfig")
+    // Only the version eksctl reads; another is reported as a near-miss.
+    api == Some(near_miss::EKSCTL_API_VERSION) && kind == Some("ClusterConfig")
 }
 
 fn loc(node: &Node, path: &str) -> Loc {

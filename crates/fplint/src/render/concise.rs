@@ -17,5 +17,16 @@ pub fn render(outcome: &Report) -> String {
             d.message
         ));
     }
+    // Near-misses set the exit code, so they are listed with the findings.
+    for n in outcome.notices.iter().filter(|n| n.counts()) {
+        s.push_str(&format!(
+            "{}:{}:1: {} [{}] {}\n",
+            n.file.as_deref().unwrap_or_default(),
+            n.line.unwrap_or(1),
+            n.kind.as_str(),
+            n.severity().as_str(),
+            n.message
+        ));
+    }
     s
 }

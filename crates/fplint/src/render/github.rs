@@ -53,6 +53,37 @@ pub fn render(outcome: &Report) -> String {
             data(&message)
         ));
     }
+    for n in &outcome.notices {
+        let kind = match n.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut props = Vec::new();
+        if let Some(f) = &n.file {
+            props.push(format!("file={}", property(f)));
+        }
+        if let Some(l) = n.line {
+            props.push(format!("line={l}"));
+        }
+        props.push(format!("title=fplint {}", n.kind.as_str()));
+        let mut message = n.message.clone();
+        if let Some(h) = &n.help {
+            message.push_str("\nhelp: ");
+            message.push_str(h);
+        }
+        s.push_str(&format!(
+            "::{kind} {}::{}\n",
+            props.join(","),
+            data(&message)
+        ));
+    }
+    for e in &outcome.errors {
+        s.push_str(&format!(
+            "::error title=fplint could not read a path::{}\n",
+            data(e)
+        ));
+    }
     s
 }
 

@@ -197,7 +197,45 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
         }
         out.push('\n');
     }
+    // Near-misses set the exit code: shown with the findings, even `--quiet`.
+    for n in outcome.notices.iter().filter(|n| n.counts()) {
+        out.push_str(&notice(n));
+    }
     out
+}
+
+/// One notice: `warning: file:line: message`, then its help indented.
+fn notice(n: &crate::notice::Notice) -> String {
+    let head = match n.kind {
+        crate::notice::NoticeKind::Skipped => "skipped",
+        _ => match n.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "note",
+        },
+    };
+    let mut s = format!("{head}: {}{}\n", n.place(), n.message);
+    if let Some(h) = &n.help {
+        for (i, line) in h.lines().enumerate() {
+            s.push_str(if i == 0 { "  help: " } else { "        " });
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// What the run could not do or did not look at: named files skipped,
+/// paths with nothing to lint, workloads without a cluster, unreadable paths.
+fn run_notes(outcome: &Report) -> String {
+    let mut s = String::new();
+    for n in outcome.notices.iter().filter(|n| !n.counts()) {
+        s.push_str(&notice(n));
+    }
+    for e in &outcome.errors {
+        s.push_str(&format!("error: {e}\n"));
+    }
+    s
 }
 
 /// `Found 3 problems (2 errors, 1 warning) in 12 files.`
@@ -217,9 +255,28 @@ pub fn summary(outcome: &Report, elapsed: std::time::Duration) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let files = plural(outcome.files_scanned, "file");
     let ms = elapsed.as_secs_f64() * 1000.0;
-    if e + w + i == 0 {
-        return format!("No problems found in {files} ({ms:.0} ms).\n");
+    let notes = run_notes(outcome);
+    // A run that could not read everything must not read like a clean one.
+    let incomplete = if outcome.errors.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "fplint could not read {}: the results are incomplete.\n",
+            plural(outcome.errors.len(), "path")
+        )
+    };
+    let near = outcome.notices.iter().filter(|n| n.counts()).count();
+    if e + w + i == 0 && near == 0 {
+        return format!("{notes}{incomplete}No problems found in {files} ({ms:.0} ms).\n");
     }
+    let (w, near_note) = if near > 0 {
+        (
+            w + near,
+            format!(" ({} not linted)", plural(near, "named file")),
+        )
+    } else {
+        (w, String::new())
+    };
     let mut parts = Vec::new();
     for (n, word) in [(e, "error"), (w, "warning"), (i, "info")] {
         if n > 0 {
@@ -231,7 +288,7 @@ pub fn summary(outcome: &Report, elapsed: std::time::Duration) -> String {
         }
     }
     format!(
-        "Found {} ({}) in {files} ({ms:.0} ms).\n",
+        "{notes}{incomplete}Found {} ({}) in {files}{near_note} ({ms:.0} ms).\n",
         plural(e + w + i, "problem"),
         parts.join(", ")
     )

@@ -2,6 +2,7 @@
 
 use super::{place, rule_name};
 use crate::lint::Report;
+use crate::notice::NoticeKind;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -9,6 +10,32 @@ struct JsonReport<'a> {
     version: u32,
     files_scanned: usize,
     diagnostics: Vec<JsonDiagnostic<'a>>,
+    /// Paths that could not be read: the run is incomplete (exit code 2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    errors: Vec<&'a str>,
+    /// Named files fplint cannot lint, with the reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<JsonSkipped<'a>>,
+    /// Other run-level notices: near-misses not linted, paths with nothing
+    /// to lint, workloads without a cluster.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notices: Vec<JsonNotice<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSkipped<'a> {
+    file: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonNotice<'a> {
+    kind: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    help: Option<&'a str>,
+    file: Option<&'a str>,
+    line: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -123,10 +150,35 @@ pub fn render(outcome: &Report) -> String {
             }
         })
         .collect();
+    let skipped = outcome
+        .notices
+        .iter()
+        .filter(|n| n.kind == NoticeKind::Skipped)
+        .map(|n| JsonSkipped {
+            file: n.file.as_deref().unwrap_or_default(),
+            reason: &n.message,
+        })
+        .collect();
+    let notices = outcome
+        .notices
+        .iter()
+        .filter(|n| n.kind != NoticeKind::Skipped)
+        .map(|n| JsonNotice {
+            kind: n.kind.as_str(),
+            severity: n.severity().as_str(),
+            message: &n.message,
+            help: n.help.as_deref(),
+            file: n.file.as_deref(),
+            line: n.line,
+        })
+        .collect();
     let report = JsonReport {
         version: 1,
         files_scanned: outcome.files_scanned,
         diagnostics,
+        errors: outcome.errors.iter().map(String::as_str).collect(),
+        skipped,
+        notices,
     };
     let mut s =
         serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));

@@ -16,6 +16,25 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// A path as a SARIF `artifactLocation.uri`: relative paths stay relative
+/// references, absolute ones become `file://` URIs; both percent-encoded.
+pub fn uri(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char);
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    if path.starts_with('/') {
+        format!("file://{out}")
+    } else {
+        out
+    }
+}
+
 /// The first paragraph of a doc's "What it does" section.
 fn full_description(doc: &str) -> String {
     let after = doc.split("## What it does").nth(1).unwrap_or_default();
@@ -50,7 +69,7 @@ pub fn render(outcome: &Report) -> String {
         let end = file.line_col(span.end as usize);
         json!({
             "physicalLocation": {
-                "artifactLocation": {"uri": file.path},
+                "artifactLocation": {"uri": uri(&file.path)},
                 "region": {
                     "startLine": start.line,
                     "startColumn": file.utf16_column(span.start as usize),
@@ -125,6 +144,43 @@ pub fn render(outcome: &Report) -> String {
             Some(result)
         })
         .collect();
+    // What the run could not do goes to the invocation, so an upload of an
+    // incomplete run cannot close existing alerts as fixed.
+    let mut notifications: Vec<Value> = outcome
+        .notices
+        .iter()
+        .map(|n| {
+            let mut text = n.message.clone();
+            if let Some(h) = &n.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            let mut v = json!({
+                "level": level(n.severity()),
+                "message": {"text": text},
+                "descriptor": {"id": n.kind.as_str()},
+            });
+            if let Some(f) = &n.file {
+                let mut loc = json!({"physicalLocation": {"artifactLocation": {"uri": uri(f)}}});
+                if let Some(l) = n.line {
+                    loc["physicalLocation"]["region"] = json!({"startLine": l});
+                }
+                v["locations"] = json!([loc]);
+            }
+            v
+        })
+        .collect();
+    notifications.extend(outcome.errors.iter().map(|e| {
+        json!({
+            "level": "error",
+            "message": {"text": e},
+            "descriptor": {"id": "unreadable-path"},
+        })
+    }));
+    let mut invocation = json!({"executionSuccessful": outcome.errors.is_empty()});
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = Value::Array(notifications);
+    }
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -135,6 +191,7 @@ pub fn render(outcome: &Report) -> String {
                 "informationUri": "https://github.com/fplint/fplint",
                 "rules": rules,
             }},
+            "invocations": [invocation],
             "columnKind": "utf16CodeUnits",
             "results": results,
         }]

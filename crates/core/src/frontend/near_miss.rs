@@ -1,0 +1,234 @@
+//! Why a file named on the command line was not linted: almost one of the
+//! formats fplint reads (a near-miss the user should fix), or someone
+//! else's file (skipped, with the reason).
+
+use super::recognise;
+use crate::source::{SourceFile, Span};
+use crate::tree::{self, Limits, Node};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Linted, or at least partly recognised.
+    Linted,
+    /// Almost one of fplint's formats: what is wrong and what to do.
+    NearMiss {
+        span: Span,
+        message: String,
+        help: String,
+    },
+    /// Not for fplint: the reason.
+    Skipped(String),
+}
+
+/// Kinds a manifest without `apiVersion` is surely meant to be.
+const KUBERNETES_KINDS: &[&str] = &[
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "Job",
+    "CronJob",
+    "Pod",
+    "Service",
+    "ConfigMap",
+    "Namespace",
+];
+
+pub const EKSCTL_API_VERSION: &str = "eksctl.io/v1alpha5";
+
+/// Whether a named text may be a near-miss and deserves [`judge`], when the
+/// frontends recognised neither an eksctl nor a CloudFormation document in it.
+pub fn worth_judging(text: &str) -> bool {
+    let head = &text.as_bytes()[..text.len().min(64 * 1024)];
+    let has = |needle: &[u8]| {
+        head.windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    // `Resources` keeps its case: manifests are full of `resources:`.
+    has(b"eksctl") || has(b"clusterconfig") || head.windows(9).any(|w| w == b"Resources")
+}
+
+/// Judge a named YAML or JSON file that produced no finding of its own.
+pub fn judge(file: &SourceFile, limits: Limits) -> Verdict {
+    let text: &str = &file.text;
+    if is_blank(text) {
+        return Verdict::Skipped("empty file".into());
+    }
+    let parsed = if file.path.ends_with(".json") {
+        tree::json::parse(text, file.id, limits)
+    } else {
+        tree::yaml::parse(text, file.id, limits)
+    };
+    for doc in &parsed.documents {
+        if let Some(v) = near_miss(doc) {
+            return v;
+        }
+    }
+    if parsed.documents.iter().any(|d| recognise(d).is_some()) {
+        return Verdict::Linted;
+    }
+    if let Some(err) = parsed.error {
+        let templated = text.contains("{{") || text.contains("{%");
+        return Verdict::Skipped(if templated {
+            "a template (Helm or Jinja), not valid YAML until rendered; lint the rendered output"
+                .into()
+        } else {
+            format!("not valid YAML or JSON: {}", err.message)
+        });
+    }
+    Verdict::Skipped(
+        "not an eksctl ClusterConfig, CloudFormation template or Kubernetes manifest".into(),
+    )
+}
+
+/// Only whitespace, comments and document markers.
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with('#') || l == "---" || l == "..."
+    })
+}
+
+fn near_miss(doc: &Node) -> Option<Verdict> {
+    doc.as_map()?;
+    let api = doc.get("apiVersion");
+    let kind = doc.get("kind");
+    let api_str = api.and_then(Node::as_str);
+    let kind_str = kind.and_then(Node::as_str);
+    let eksctl_api = api_str.is_some_and(|a| a.to_ascii_lowercase().starts_with("eksctl.io/"));
+    if let (Some(a), Some(node)) = (api_str, api) {
+        if eksctl_api && a != EKSCTL_API_VERSION {
+            return Some(Verdict::NearMiss {
+                span: node.span,
+                message: format!(
+                    "`apiVersion: {a}` is not an eksctl version fplint reads, so this file was not linted"
+                ),
+                help: format!("eksctl config files use `apiVersion: {EKSCTL_API_VERSION}`"),
+            });
+        }
+    }
+    if let (Some(k), Some(node)) = (kind_str, kind) {
+        let cluster_config = k.eq_ignore_ascii_case("ClusterConfig");
+        if cluster_config && k != "ClusterConfig" {
+            return Some(Verdict::NearMiss {
+                span: node.span,
+                message: format!("`kind: {k}` is not `ClusterConfig`, so this file was not linted"),
+                help: "eksctl reads `kind: ClusterConfig` (the case matters)".into(),
+            });
+        }
+        if k == "ClusterConfig" && !eksctl_api {
+            let at = api.map_or(node.span, |n| n.span);
+            return Some(Verdict::NearMiss {
+                span: at,
+                message: match api_str {
+                    Some(a) => format!(
+                        "a `ClusterConfig` with `apiVersion: {a}` is not an eksctl config, so this file was not linted"
+                    ),
+                    None => "a `ClusterConfig` without `apiVersion` is not an eksctl config, so this file was not linted".into(),
+                },
+                help: format!("eksctl config files use `apiVersion: {EKSCTL_API_VERSION}`"),
+            });
+        }
+        if api.is_none() && KUBERNETES_KINDS.contains(&k) {
+            return Some(Verdict::NearMiss {
+                span: node.span,
+                message: format!(
+                    "a `{k}` without `apiVersion` is not a Kubernetes manifest, so this file was not linted"
+                ),
+                help: "add the `apiVersion` (e.g. `apps/v1` for a Deployment)".into(),
+            });
+        }
+    }
+    if let Some(res) = doc.get("Resources") {
+        let aws = doc.get("AWSTemplateFormatVersion").is_some() || mentions_aws_type(res);
+        if res.as_map().is_none() && aws {
+            return Some(Verdict::NearMiss {
+                span: res.span,
+                message: format!(
+                    "`Resources` is {}, not a map of logical IDs, so this template was not linted",
+                    res.kind_name()
+                ),
+                help: "write `Resources` as a map: `MyProfile: {Type: AWS::EKS::FargateProfile, Properties: ...}`".into(),
+            });
+        }
+    }
+    None
+}
+
+/// Whether a node holds a `Type: AWS::...` somewhere near the top.
+fn mentions_aws_type(node: &Node) -> bool {
+    let is_aws = |n: &Node| {
+        n.get("Type")
+            .and_then(Node::as_str)
+            .is_some_and(|t| t.starts_with("AWS::"))
+    };
+    node.as_seq().is_some_and(|items| {
+        items.iter().any(|i| {
+            is_aws(i)
+                || i.as_map()
+                    .is_some_and(|m| m.iter().any(|e| is_aws(&e.value)))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{FileId, SourceFile};
+
+    fn verdict(name: &str, text: &str) -> Verdict {
+        let f = SourceFile::new(FileId(0), name.to_string(), text.to_string());
+        judge(&f, Limits::default())
+    }
+
+    fn near(v: &Verdict) -> bool {
+        matches!(v, Verdict::NearMiss { .. })
+    }
+
+    #[test]
+    fn near_misses() {
+        assert!(near(&verdict(
+            "a.yaml",
+            "apiVersion: eksctl.io/v1alpha6\nkind: ClusterConfig\n"
+        )));
+        assert!(near(&verdict(
+            "a.yaml",
+            "apiVersion: eksctl.io/v1alpha5\nkind: Clusterconfig\n"
+        )));
+        assert!(near(&verdict(
+            "a.yaml",
+            "AWSTemplateFormatVersion: '2010-09-09'\nResources:\n  - Type: AWS::EKS::Cluster\n"
+        )));
+        assert!(near(&verdict(
+            "a.yaml",
+            "kind: Deployment\nmetadata: {name: a}\n"
+        )));
+    }
+
+    #[test]
+    fn skipped_and_linted() {
+        assert_eq!(
+            verdict("a.yaml", "# nothing\n---\n"),
+            Verdict::Skipped("empty file".into())
+        );
+        assert!(matches!(
+            verdict("a.yaml", "name: ci\non: push\n"),
+            Verdict::Skipped(_)
+        ));
+        assert!(matches!(
+            verdict("t.yaml", "metadata:\n  name: {{ .Values.name }\n  x: [\n"),
+            Verdict::Skipped(r) if r.contains("Helm")
+        ));
+        assert_eq!(
+            verdict(
+                "a.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+            ),
+            Verdict::Linted
+        );
+        assert!(matches!(
+            verdict("a.yaml", "resources:\n  limits: {cpu: 1}\n"),
+            Verdict::Skipped(_)
+        ));
+    }
+}

@@ -1,0 +1,337 @@
+//! Which cluster each manifest and workload-bearing resource (workloads,
+//! aws-auth, pod identities) runs on. In order: a cluster its own unit
+//! already names; `[clusters.NAME] paths`; the nearest enclosing folder that
+//! defines exactly one cluster; the only cluster of the run. What is left
+//! has no cluster, and workload checks cannot run on it: the run says so.
+
+use crate::config::Config;
+use crate::notice::{Notice, NoticeKind};
+use fplint_core::model::Project;
+use fplint_core::sources::Sources;
+use fplint_core::{FileId, Span};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// What assignment could not place.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Unassigned {
+    /// Workloads, aws-auth maps and pod identities without a cluster.
+    pub count: usize,
+    /// Their files, as shown, sorted.
+    pub files: Vec<String>,
+}
+
+/// Give every workload-bearing item of `project` a cluster where one can be
+/// told. `base` is the folder `[clusters] paths` are relative to (the
+/// config's folder).
+pub fn assign(
+    project: &mut Project,
+    cfg: &Config,
+    sources: &Sources,
+    base: Option<&Path>,
+) -> Unassigned {
+    assign_with_homes(project, cfg, sources, base, &[])
+}
+
+/// [`assign`], knowing the folder each cluster was modelled from (its
+/// Terraform root module), by index in `project.clusters`; a cluster
+/// without one lives in the folder of the file that defines it.
+pub fn assign_with_homes(
+    project: &mut Project,
+    cfg: &Config,
+    sources: &Sources,
+    base: Option<&Path>,
+    homes: &[Option<PathBuf>],
+) -> Unassigned {
+    let only = match project.clusters.as_slice() {
+        [c] => Some(c.key.clone()),
+        _ => None,
+    };
+    let globs: Vec<(String, globset::GlobSet)> = cfg
+        .clusters
+        .iter()
+        .filter(|(_, o)| !o.paths.is_empty())
+        .filter_map(|(name, o)| {
+            let mut b = globset::GlobSetBuilder::new();
+            for p in &o.paths {
+                b.add(globset::Glob::new(p).ok()?);
+            }
+            Some((name.clone(), b.build().ok()?))
+        })
+        .collect();
+    let folders = Folders::new(project, sources, homes);
+    // Per file, not per object: canonicalising costs a readlink per component.
+    let memo: RefCell<HashMap<FileId, Option<String>>> = RefCell::new(HashMap::new());
+    let pick = |span: Span| -> Option<String> {
+        if let Some(hit) = memo.borrow().get(&span.file) {
+            return Option::clone(hit);
+        }
+        let f = sources.peek(span.file)?;
+        let shown = PathBuf::from(&f.path);
+        let abs = canonical(&shown);
+        let by_path = if globs.is_empty() {
+            None
+        } else {
+            let rel = base
+                .and_then(|b| abs.strip_prefix(b).ok())
+                .unwrap_or(&shown);
+            globs
+                .iter()
+                .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))
+                .and_then(|(name, _)| project_key(project, name))
+        };
+        let key = by_path
+            .or_else(|| abs.parent().and_then(|dir| folders.nearest(dir)))
+            .or_else(|| only.clone());
+        memo.borrow_mut().insert(span.file, key.clone());
+        key
+    };
+    let workload_keys: Vec<Option<String>> = project
+        .workloads
+        .iter()
+        .map(|w| w.cluster_key.clone().or_else(|| pick(w.loc.span)))
+        .collect();
+    let auth_keys: Vec<Option<String>> = project
+        .aws_auth
+        .iter()
+        .map(|a| a.cluster_key.clone().or_else(|| pick(a.loc.span)))
+        .collect();
+    let identity_keys: Vec<Option<String>> = project
+        .pod_identities
+        .iter()
+        .map(|a| a.cluster_key.clone().or_else(|| pick(a.loc.span)))
+        .collect();
+    let mut left = Unassigned::default();
+    let mut files = BTreeSet::new();
+    let mut note = |k: &Option<String>, span: Span| {
+        if k.is_none() {
+            left.count += 1;
+            if let Some(f) = sources.peek(span.file) {
+                files.insert(f.path.clone());
+            }
+        }
+    };
+    for (a, k) in project.pod_identities.iter_mut().zip(identity_keys) {
+        note(&k, a.loc.span);
+        a.cluster_key = k;
+    }
+    for (w, k) in project.workloads.iter_mut().zip(workload_keys) {
+        note(&k, w.loc.span);
+        w.cluster_key = k;
+    }
+    for (a, k) in project.aws_auth.iter_mut().zip(auth_keys) {
+        note(&k, a.loc.span);
+        a.cluster_key = k;
+    }
+    left.files = files.into_iter().collect();
+    left
+}
+
+impl Unassigned {
+    /// The run-level note, when clusters exist but some workloads belong to
+    /// none of them (with no cluster in the run there is nothing to suggest).
+    pub fn notice(&self, project: &Project) -> Option<Notice> {
+        if self.count == 0 || project.clusters.is_empty() {
+            return None;
+        }
+        let names: BTreeSet<&str> = project
+            .clusters
+            .iter()
+            .filter_map(|c| c.name.known().map(String::as_str))
+            .collect();
+        let folder = common_folder(&self.files);
+        let glob = if folder.is_empty() {
+            "**".to_string()
+        } else {
+            format!("{folder}/**")
+        };
+        let snippet = names
+            .first()
+            .map(|n| format!("[clusters.{}]\npaths = [\"{glob}\"]", toml_key(n)));
+        let items = if self.count == 1 {
+            "1 workload has".to_string()
+        } else {
+            format!("{} workloads have", self.count)
+        };
+        let mut help = format!(
+            "say which cluster runs them in fplint.toml (clusters: {})",
+            names.iter().copied().collect::<Vec<_>>().join(", ")
+        );
+        if let Some(s) = snippet {
+            help.push_str(", e.g.\n");
+            help.push_str(&s);
+        }
+        Some(
+            Notice::new(
+                NoticeKind::Unassigned,
+                None,
+                format!(
+                    "{items} no cluster, so no workload check ran on them: the run has {} clusters and neither a folder nor `[clusters]` says which one runs {}",
+                    project.clusters.len(),
+                    shorten(&self.files)
+                ),
+            )
+            .with_help(help),
+        )
+    }
+}
+
+/// A TOML key: bare when it can be, quoted otherwise.
+fn toml_key(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+fn shorten(files: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut s = files
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if files.len() > SHOWN {
+        s.push_str(&format!(" and {} more files", files.len() - SHOWN));
+    }
+    s
+}
+
+/// The deepest folder holding every file, `/`-separated ("" for none).
+fn common_folder(files: &[String]) -> String {
+    let mut common: Option<Vec<&str>> = None;
+    for f in files {
+        let mut parts: Vec<&str> = f.split('/').collect();
+        parts.pop();
+        common = Some(match common {
+            None => parts,
+            Some(c) => c
+                .iter()
+                .zip(&parts)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect(),
+        });
+    }
+    common.unwrap_or_default().join("/")
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The folders that define clusters, canonical.
+struct Folders {
+    defined: Vec<(PathBuf, String)>,
+    /// Keys defined in more than one folder (a cluster and its fixed copy):
+    /// a key names no one cluster, so a folder cannot pick it.
+    shared: BTreeSet<String>,
+    memo: RefCell<HashMap<PathBuf, Option<String>>>,
+}
+
+impl Folders {
+    fn new(project: &Project, sources: &Sources, homes: &[Option<PathBuf>]) -> Folders {
+        let mut dirs: HashMap<FileId, Option<PathBuf>> = HashMap::new();
+        let mut defined = Vec::new();
+        for (i, c) in project.clusters.iter().enumerate() {
+            let home = homes.get(i).cloned().flatten().map(|h| canonical(&h));
+            let dir = home.or_else(|| {
+                dirs.entry(c.loc.span.file)
+                    .or_insert_with(|| {
+                        let f = sources.peek(c.loc.span.file)?;
+                        canonical(Path::new(&f.path))
+                            .parent()
+                            .map(Path::to_path_buf)
+                    })
+                    .clone()
+            });
+            if let Some(dir) = dir {
+                defined.push((dir, c.key.clone(), c.defined));
+            }
+        }
+        let mut homes: HashMap<&str, BTreeSet<&PathBuf>> = HashMap::new();
+        for (dir, key, _) in defined.iter().filter(|d| d.2) {
+            homes.entry(key.as_str()).or_default().insert(dir);
+        }
+        let shared = homes
+            .into_iter()
+            .filter(|(_, dirs)| dirs.len() > 1)
+            .map(|(k, _)| k.to_string())
+            .collect();
+        Folders {
+            defined: defined.into_iter().map(|(d, k, _)| (d, k)).collect(),
+            shared,
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The cluster of the nearest folder at or above `dir` that defines any:
+    /// when it defines exactly one. Further up there are only more.
+    fn nearest(&self, dir: &Path) -> Option<String> {
+        if self.defined.is_empty() {
+            return None;
+        }
+        if let Some(hit) = self.memo.borrow().get(dir) {
+            return hit.clone();
+        }
+        let mut found = None;
+        for up in dir.ancestors() {
+            let keys: BTreeSet<&String> = self
+                .defined
+                .iter()
+                .filter(|(d, _)| d.starts_with(up))
+                .map(|(_, k)| k)
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            if keys.len() == 1 {
+                found = keys
+                    .into_iter()
+                    .next()
+                    .filter(|k| !self.shared.contains(*k))
+                    .cloned();
+            }
+            break;
+        }
+        self.memo
+            .borrow_mut()
+            .insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+fn project_key(project: &Project, name: &str) -> Option<String> {
+    project
+        .clusters
+        .iter()
+        .find(|c| c.name.known().map(String::as_str) == Some(name))
+        .map(|c| c.key.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_folders() {
+        assert_eq!(
+            common_folder(&["k8s/a/x.yaml".into(), "k8s/b/y.yaml".into()]),
+            "k8s"
+        );
+        assert_eq!(common_folder(&["x.yaml".into()]), "");
+    }
+
+    #[test]
+    fn keys() {
+        assert_eq!(toml_key("prod-1"), "prod-1");
+        assert_eq!(toml_key("a.b"), "\"a.b\"");
+    }
+}

@@ -1,0 +1,250 @@
+//! The project around files named on the command line. pre-commit passes
+//! only the staged files: a staged manifest checked against no cluster
+//! passes whatever it says. So the project root of each named file (the
+//! folder of the nearest `fplint.toml`, else the git root, else the file's
+//! folder) is searched for cluster definitions, read as context only.
+//!
+//! Speed matters here (one file on every commit). Assignment gives a
+//! manifest the cluster of the nearest folder that defines any, so the
+//! search goes up from the file's folder and stops at the first folder with
+//! cluster definitions (or at the root); with `[clusters] paths` in the
+//! config, a cluster may live anywhere and the whole root is searched.
+//! Files are sniffed for a few byte strings before anything is parsed, and
+//! only files that can define a cluster or its capacity are modelled.
+
+use crate::config::FILE_NAMES;
+use crate::walk::{self, Candidate};
+use globset::GlobSet;
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Byte strings without which a YAML or JSON file defines no cluster.
+const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
+
+/// The project root of a named file.
+pub fn root_of(file: &Path) -> PathBuf {
+    let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    let dir = abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf);
+    let has = |d: &Path, names: &[&str]| names.iter().any(|n| d.join(n).exists());
+    if let Some(d) = dir.ancestors().find(|d| has(d, FILE_NAMES)) {
+        return d.to_path_buf();
+    }
+    if let Some(d) = dir.ancestors().find(|d| has(d, &[".git"])) {
+        return d.to_path_buf();
+    }
+    dir
+}
+
+/// What the named files' projects add to a run.
+#[derive(Debug, Default)]
+pub struct Context {
+    /// The project roots, as reached from the working folder: files under
+    /// them may be read (a local module called from a context module).
+    pub roots: Vec<PathBuf>,
+    /// Files under the roots that may define clusters.
+    pub files: Vec<Candidate>,
+}
+
+/// Files under the named files' project roots that may define clusters,
+/// not already among `walked`. A `.tf` hit brings its whole folder (one
+/// module), unless that folder is already read as a given module.
+pub fn candidates(
+    walked: &[Candidate],
+    exclude: Option<(&GlobSet, &Path)>,
+    whole_root: bool,
+) -> Context {
+    let named: Vec<&Candidate> = walked.iter().filter(|c| c.explicit).collect();
+    if named.is_empty() {
+        return Context::default();
+    }
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let cwd = std::env::current_dir().ok().map(|d| canonical(&d));
+    let mut sniffed: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
+    // Files anywhere under a project root may be read (a local module's
+    // source); only the scope is searched for cluster definitions.
+    let mut projects: Vec<PathBuf> = Vec::new();
+    let mut roots: Vec<PathBuf> = named
+        .iter()
+        .map(|c| {
+            let root = root_of(&c.path);
+            projects.push(root.clone());
+            if whole_root {
+                return root;
+            }
+            scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed)
+        })
+        .collect();
+    roots.sort();
+    roots.dedup();
+    projects.sort();
+    projects.dedup();
+    // A root inside another is walked with it.
+    let outer: Vec<PathBuf> = roots
+        .iter()
+        .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
+        .cloned()
+        .collect();
+    let shown: Vec<PathBuf> = outer
+        .iter()
+        .map(|r| relative_to(cwd.as_deref(), r))
+        .collect();
+    let found = walk::walk(&shown, exclude);
+    let have: HashSet<PathBuf> = walked.iter().map(|c| canonical(&c.path)).collect();
+    let given_modules: HashSet<PathBuf> = walked
+        .iter()
+        .filter(|c| is_tf(&c.path))
+        .filter_map(|c| canonical(&c.path).parent().map(Path::to_path_buf))
+        .collect();
+    let hits: Vec<&Candidate> = found
+        .files
+        .par_iter()
+        .filter(|c| {
+            let abs = canonical(&c.path);
+            sniffed
+                .get(&abs)
+                .copied()
+                .unwrap_or_else(|| may_define_cluster(&c.path))
+        })
+        .collect();
+    let mut tf_dirs: HashSet<PathBuf> = HashSet::new();
+    let mut out = Vec::new();
+    for c in hits {
+        let abs = canonical(&c.path);
+        if have.contains(&abs) {
+            continue;
+        }
+        if is_tf(&c.path) {
+            let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+            if !given_modules.contains(&dir) {
+                tf_dirs.insert(c.path.parent().map(Path::to_path_buf).unwrap_or_default());
+            }
+            continue;
+        }
+        out.push(c.clone());
+    }
+    // Every `.tf` file of a module folder with a hit.
+    out.extend(
+        found
+            .files
+            .iter()
+            .filter(|c| is_tf(&c.path))
+            .filter(|c| c.path.parent().is_some_and(|p| tf_dirs.contains(p)))
+            .cloned(),
+    );
+    out.sort();
+    out.dedup();
+    Context {
+        roots: projects
+            .iter()
+            .map(|r| relative_to(cwd.as_deref(), r))
+            .collect(),
+        files: out,
+    }
+}
+
+/// The nearest folder at or above the named file's (up to `root`) holding
+/// a file that may define a cluster; `root` when none does.
+fn scope(
+    file: &Path,
+    root: &Path,
+    cwd: Option<&Path>,
+    exclude: Option<(&GlobSet, &Path)>,
+    sniffed: &mut std::collections::HashMap<PathBuf, bool>,
+) -> PathBuf {
+    let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    let Some(dir) = abs.parent() else {
+        return root.to_path_buf();
+    };
+    for up in dir.ancestors() {
+        if !up.starts_with(root) || up == root {
+            break;
+        }
+        let found = walk::walk(&[relative_to(cwd, up)], exclude);
+        let mut any = false;
+        for c in &found.files {
+            let key = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+            if key == abs {
+                continue;
+            }
+            let hit = *sniffed
+                .entry(key)
+                .or_insert_with(|| may_define_cluster(&c.path));
+            any |= hit;
+        }
+        if any {
+            return up.to_path_buf();
+        }
+    }
+    root.to_path_buf()
+}
+
+fn is_tf(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "tf")
+}
+
+fn may_define_cluster(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let has = |n: &[u8]| bytes.windows(n.len()).any(|w| w == n);
+    if is_tf(path) {
+        // EKS resources, or a module call whose source may build a cluster.
+        has(b"aws_eks_") || (has(b"module") && has(b"eks"))
+    } else {
+        DOCUMENT_NEEDLES.iter().any(|n| has(n))
+    }
+}
+
+/// `root` as reached from the working folder, so that the paths of context
+/// files read like the user's own (`../infra/cluster.yaml`).
+fn relative_to(cwd: Option<&Path>, root: &Path) -> PathBuf {
+    let Some(cwd) = cwd else {
+        return root.to_path_buf();
+    };
+    let common = cwd
+        .ancestors()
+        .find(|a| root.starts_with(a))
+        .unwrap_or(Path::new("/"));
+    if common == Path::new("/") && cwd != Path::new("/") {
+        return root.to_path_buf();
+    }
+    let ups = cwd
+        .strip_prefix(common)
+        .map_or(0, |r| r.components().count());
+    let mut rel = PathBuf::new();
+    for _ in 0..ups {
+        rel.push("..");
+    }
+    if let Ok(down) = root.strip_prefix(common) {
+        rel.push(down);
+    }
+    if rel.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        rel
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_roots() {
+        let cwd = Path::new("/r/a/b");
+        assert_eq!(
+            relative_to(Some(cwd), Path::new("/r")),
+            PathBuf::from("../..")
+        );
+        assert_eq!(
+            relative_to(Some(cwd), Path::new("/r/a/b")),
+            PathBuf::from(".")
+        );
+        assert_eq!(
+            relative_to(Some(cwd), Path::new("/r/a/b/c")),
+            PathBuf::from("c")
+        );
+        assert_eq!(relative_to(Some(cwd), Path::new("/x")), PathBuf::from("/x"));
+    }
+}
