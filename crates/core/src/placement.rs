@@ -200,27 +200,89 @@ pub fn patterns_intersect(a: &str, b: &str) -> bool {
     false
 }
 
-/// Whether two selectors can match the same pod; unknown parts are unknown.
-pub fn selectors_overlap(a: &Selector, b: &Selector) -> Known<bool> {
+/// Whether every string `p` matches is matched by `q` as well. Sound, not
+/// complete: `true` is certain, `false` may hide an inclusion that only
+/// reordering wildcards shows (`?*` within `*?`).
+pub fn pattern_within(p: &str, q: &str) -> bool {
+    if p == q {
+        return true;
+    }
+    if p.len().saturating_mul(q.len()) > crate::glob::MAX_WORK {
+        return false;
+    }
+    let p: Vec<char> = p.chars().collect();
+    let q: Vec<char> = q.chars().collect();
+    let m = p.len();
+    // row[j]: q's first i symbols cover p's first j symbols, where a `*` of
+    // q covers any run of p's symbols, a `?` one that is not `*`, and a
+    // literal only itself.
+    let mut row = vec![false; m + 1];
+    row[0] = true;
+    for &c in &q {
+        let mut next = vec![false; m + 1];
+        for j in 0..=m {
+            next[j] = match c {
+                '*' => row[j] || (j > 0 && next[j - 1]),
+                '?' => j > 0 && p[j - 1] != '*' && row[j - 1],
+                c => j > 0 && p[j - 1] == c && row[j - 1],
+            };
+        }
+        row = next;
+    }
+    row[m]
+}
+
+/// How two selectors' sets of pods relate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Overlap {
+    /// No pod matches both.
+    Disjoint,
+    /// A pod matches both only if it carries labels of both that neither
+    /// selector implies (`tier: web` and `team: checkout`).
+    Possible,
+    /// Every pod one selector takes in a namespace both select is taken by
+    /// the other as well: its labels ask for at least the other's.
+    Certain,
+}
+
+/// Two label requirements no single pod can meet: one literal key with
+/// values that no string matches both ways.
+fn contradict(a: (&str, &str), b: (&str, &str)) -> bool {
+    a.0 == b.0 && !glob::is_pattern(a.0) && !patterns_intersect(a.1, b.1)
+}
+
+/// Whether a pod that meets every requirement of `strong` meets every one of
+/// `weak` as well.
+fn implies(strong: &[(&str, &str)], weak: &[(&str, &str)]) -> bool {
+    weak.iter().all(|(wk, wv)| {
+        strong
+            .iter()
+            .any(|(sk, sv)| pattern_within(sk, wk) && pattern_within(sv, wv))
+    })
+}
+
+/// How two selectors overlap; unknown parts are unknown.
+pub fn selectors_overlap(a: &Selector, b: &Selector) -> Known<Overlap> {
     let (Some(na), Some(nb)) = (a.namespace.known(), b.namespace.known()) else {
         return Known::Unknown;
     };
     if na.is_empty() || nb.is_empty() || !patterns_intersect(na, nb) {
-        return Known::Known(false);
+        return Known::Known(Overlap::Disjoint);
     }
     let (Some(la), Some(lb)) = (a.known_labels(), b.known_labels()) else {
         return Known::Unknown;
     };
-    // A pod may carry every label both ask for; only one key asked for with
-    // values that no string matches both ways keeps them apart.
-    for (ka, va) in &la {
-        for (kb, vb) in &lb {
-            if ka == kb && !glob::is_pattern(ka) && !patterns_intersect(va, vb) {
-                return Known::Known(false);
-            }
+    let all: Vec<(&str, &str)> = la.iter().chain(lb.iter()).copied().collect();
+    for (i, x) in all.iter().enumerate() {
+        if all[i + 1..].iter().any(|y| contradict(*x, *y)) {
+            return Known::Known(Overlap::Disjoint);
         }
     }
-    Known::Known(true)
+    if implies(&la, &lb) || implies(&lb, &la) {
+        Known::Known(Overlap::Certain)
+    } else {
+        Known::Known(Overlap::Possible)
+    }
 }
 
 /// Fargate's CPU (millicores) and memory (MiB) combinations.
@@ -300,6 +362,27 @@ mod tests {
                 assert_eq!(patterns_intersect(p, q), brute, "{p:?} vs {q:?}");
             }
         }
+    }
+
+    #[test]
+    fn within_is_sound() {
+        let patterns = strings(&['a', 'b', '*', '?'], 3);
+        let words = strings(&['a', 'b', 'c'], 6);
+        for p in &patterns {
+            for q in &patterns {
+                if pattern_within(p, q) {
+                    let bad = words.iter().find(|w| matches(p, w) && !matches(q, w));
+                    assert!(bad.is_none(), "{p:?} within {q:?}, but {bad:?}");
+                }
+            }
+        }
+        assert!(pattern_within("web", "web*"));
+        assert!(pattern_within("web-?", "web*"));
+        assert!(pattern_within("a*b", "*"));
+        assert!(pattern_within("a*b*", "a*"));
+        assert!(!pattern_within("web*", "web"));
+        assert!(!pattern_within("web*", "web-?"));
+        assert!(!pattern_within("*", "?*"));
     }
 }
 
@@ -496,7 +579,10 @@ mod properties {
                 sel.known_labels()
             );
             // And a selector that overlaps itself overlaps.
-            assert_eq!(selectors_overlap(&sel, &sel), Known::Known(true));
+            assert_eq!(
+                selectors_overlap(&sel, &sel),
+                Known::Known(Overlap::Certain)
+            );
         }
     }
 
@@ -517,6 +603,57 @@ mod properties {
                 Known::Known(naive),
                 "{pat} vs {ns}"
             );
+        }
+    }
+
+    #[test]
+    fn overlap_is_certain_only_when_one_selector_implies_the_other() {
+        let sel = |ns: &str, labels: &[(&str, &str)]| {
+            selector(
+                ns.to_string(),
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            )
+        };
+        let cases: &[(Selector, Selector, Overlap)] = &[
+            (sel("shop", &[]), sel("shop", &[]), Overlap::Certain),
+            (
+                sel("shop", &[]),
+                sel("sh*", &[("tier", "web")]),
+                Overlap::Certain,
+            ),
+            (
+                sel("shop", &[("tier", "web")]),
+                sel("shop", &[("tier", "web"), ("team", "a")]),
+                Overlap::Certain,
+            ),
+            (
+                sel("shop", &[("tier", "web*")]),
+                sel("shop", &[("tier", "web-1")]),
+                Overlap::Certain,
+            ),
+            (
+                sel("shop", &[("tier", "web")]),
+                sel("shop", &[("team", "a")]),
+                Overlap::Possible,
+            ),
+            (
+                sel("shop", &[("tier", "web*")]),
+                sel("shop", &[("tier", "*-1")]),
+                Overlap::Possible,
+            ),
+            (
+                sel("shop", &[("tier", "web")]),
+                sel("shop", &[("tier", "batch")]),
+                Overlap::Disjoint,
+            ),
+            (sel("shop", &[]), sel("kube-system", &[]), Overlap::Disjoint),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(selectors_overlap(a, b), Known::Known(*want), "{a:?} {b:?}");
+            assert_eq!(selectors_overlap(b, a), Known::Known(*want), "{b:?} {a:?}");
         }
     }
 

@@ -113,10 +113,19 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     unit.diagnostics
 }
 
+/// The first 64 KiB of a text, cut at a character boundary.
+fn head(text: &str) -> &str {
+    let mut end = text.len().min(64 * 1024);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Whether a file's text looks like one fplint reads, so that a file that
 /// fails to parse is reported (FP000) rather than skipped as someone else's.
 pub fn looks_recognised(text: &str) -> bool {
-    let head = &text[..text.len().min(64 * 1024)];
+    let head = head(text);
     // Helm chart templates and Jinja files are not valid until rendered.
     // (CloudFormation's own `{{resolve:...}}` references are not templating.)
     if head.replace("{{resolve:", "").contains("{{") || head.contains("{%") {
@@ -126,6 +135,21 @@ pub fn looks_recognised(text: &str) -> bool {
         || head.contains("AWSTemplateFormatVersion")
         || (head.contains("Resources") && head.contains("AWS::"))
         || (head.contains("apiVersion") && head.contains("kind"))
+}
+
+/// Whether text that does not parse is a Terraform template: it has a
+/// `%{ for }`/`%{ if }` directive, or `${...}` interpolations outside
+/// CloudFormation (whose `!Sub` strings use `${...}` too).
+pub fn terraform_template(text: &str) -> bool {
+    let head = head(text);
+    let directive = head.match_indices("%{").any(|(i, _)| {
+        let rest = head[i + 2..].trim_start_matches('~').trim_start();
+        ["for ", "if ", "else", "endfor", "endif"]
+            .iter()
+            .any(|k| rest.starts_with(k))
+    });
+    let cloudformation = head.contains("AWSTemplateFormatVersion") || head.contains("AWS::");
+    directive || (!cloudformation && head.contains("${"))
 }
 
 /// Read a YAML or JSON file and hand each recognised document to its frontend.
@@ -141,6 +165,10 @@ pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
 
 fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
     let mut out = UnitOutput::default();
+    // Terraform renders it (`templatefile()`); nobody applies it as written.
+    if parsed.error.is_some() && terraform_template(&file.text) {
+        return out;
+    }
     let mut recognised = false;
     for doc in &parsed.documents {
         if let Some(format) = recognise(doc) {
@@ -204,4 +232,32 @@ pub fn recognise(doc: &Node) -> Option<Format> {
         return Some(Format::Kubernetes);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terraform_template;
+
+    #[test]
+    fn terraform_templates() {
+        assert!(terraform_template(
+            "tags:\n  %{ for k, v in tags ~}\n  ${k}: ${v}\n  %{ endfor ~}\n"
+        ));
+        assert!(terraform_template(
+            "a:\n  %{~ if x ~}\n  b: 1\n  %{ endif }\n"
+        ));
+        assert!(terraform_template("kind: Deployment\nspec: ${spec}: x\n"));
+        // CloudFormation's `!Sub` uses `${...}` as well.
+        assert!(!terraform_template(
+            "AWSTemplateFormatVersion: x\nA: !Sub '${AWS::Region}'\n"
+        ));
+        // A curl format string is not a directive.
+        assert!(!terraform_template(
+            "args: [\"curl -w '%{http_code}' x\"]\n"
+        ));
+        assert!(!terraform_template("kind: Deployment\n"));
+        // A multi-byte character across the 64 KiB cut.
+        let long = format!("{}é${{x}}", "a".repeat(64 * 1024 - 1));
+        assert!(!terraform_template(&long));
+    }
 }

@@ -137,7 +137,7 @@ pub fn read_typed(
     };
     for inst in insts {
         let path = format!("{addr}{}", inst.suffix);
-        let mut obj = block_value(ctx, inst.body, file, &inst.scope, 0);
+        let mut obj = block_value(ctx, inst.body, file, &inst.scope, "", 0);
         let ValueKind::Map(entries) = &mut obj.kind else {
             continue;
         };
@@ -189,7 +189,31 @@ const LIST_BLOCKS: &[(&str, &str)] = &[
     ("topology_spread_constraint", "topologySpreadConstraints"),
     ("host_aliases", "hostAliases"),
     ("match_expressions", "matchExpressions"),
+    ("match_fields", "matchFields"),
+    ("node_selector_term", "nodeSelectorTerms"),
+    (
+        "preferred_during_scheduling_ignored_during_execution",
+        "preferredDuringSchedulingIgnoredDuringExecution",
+    ),
+    ("readiness_gate", "readinessGates"),
+    ("volume_device", "volumeDevices"),
+    ("sysctl", "sysctls"),
+    ("option", "options"),
+    ("http_header", "httpHeaders"),
+    ("items", "items"),
 ];
+
+/// The list a repeated block becomes. Under `pod_affinity` and
+/// `pod_anti_affinity` the required rules are a list of terms; under
+/// `node_affinity` the same block is one node selector.
+fn list_name(parent: &str, id: &str) -> Option<&'static str> {
+    if id == "required_during_scheduling_ignored_during_execution"
+        && matches!(parent, "pod_affinity" | "pod_anti_affinity")
+    {
+        return Some("requiredDuringSchedulingIgnoredDuringExecution");
+    }
+    LIST_BLOCKS.iter().find(|(b, _)| *b == id).map(|(_, l)| *l)
+}
 
 fn camel(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -212,6 +236,7 @@ fn block_value(
     body: &hcl_edit::structure::Body,
     file: FileId,
     scope: &super::eval::Scope,
+    parent: &str,
     depth: usize,
 ) -> Value {
     use hcl_edit::structure::Structure;
@@ -259,7 +284,7 @@ fn block_value(
         }
     }
     for id in idents {
-        let list_name = LIST_BLOCKS.iter().find(|(b, _)| *b == id).map(|(_, l)| *l);
+        let list_name = list_name(parent, id);
         let key = list_name.map_or_else(|| camel(id), str::to_string);
         let val = match ctx.blocks(body, id, file, scope) {
             Known::Unknown => Value::unknown(span),
@@ -267,7 +292,7 @@ fn block_value(
                 let items: Vec<Value> = insts
                     .iter()
                     .map(|i| {
-                        let mut x = block_value(ctx, i.body, i.file, &i.scope, depth + 1);
+                        let mut x = block_value(ctx, i.body, i.file, &i.scope, id, depth + 1);
                         x.span = Some(i.span);
                         x
                     })

@@ -838,3 +838,74 @@ fn many_short_repeated_keys_terminate() {
         None => assert_eq!(out.diagnostics[0].code, "FP000"),
     }
 }
+
+#[test]
+fn repeated_affinity_blocks_are_lists() {
+    let tf = r#"
+resource "kubernetes_deployment_v1" "api" {
+  metadata {
+    name      = "api"
+    namespace = "apps"
+  }
+  spec {
+    template {
+      spec {
+        affinity {
+          node_affinity {
+            required_during_scheduling_ignored_during_execution {
+              node_selector_term {
+                match_expressions {
+                  key      = "a"
+                  operator = "Exists"
+                }
+              }
+              node_selector_term {
+                match_fields {
+                  key      = "metadata.name"
+                  operator = "In"
+                  values   = ["n1"]
+                }
+              }
+            }
+          }
+          pod_anti_affinity {
+            required_during_scheduling_ignored_during_execution {
+              topology_key = "kubernetes.io/hostname"
+            }
+            required_during_scheduling_ignored_during_execution {
+              topology_key = "topology.kubernetes.io/zone"
+            }
+          }
+        }
+        container {
+          name  = "api"
+          image = "nginx"
+        }
+      }
+    }
+  }
+}
+"#;
+    let (out, _s, _d) = load(&[("main.tf", tf)]);
+    let affinity = out.workloads[0]
+        .pod
+        .affinity
+        .as_ref()
+        .and_then(|a| a.known())
+        .unwrap();
+    let len = |v: Option<&Value>| v.and_then(Value::as_list).map(<[Value]>::len);
+    let node = affinity
+        .get("nodeAffinity")
+        .and_then(|n| n.get("requiredDuringSchedulingIgnoredDuringExecution"));
+    // One node selector (a map) holding a list of terms.
+    assert_eq!(len(node), None);
+    let terms = node.and_then(|n| n.get("nodeSelectorTerms"));
+    assert_eq!(len(terms), Some(2));
+    let second = terms.and_then(Value::as_list).map(|t| &t[1]);
+    assert_eq!(len(second.and_then(|t| t.get("matchFields"))), Some(1));
+    // Pod (anti-)affinity's required rules are a list of terms.
+    let anti = affinity
+        .get("podAntiAffinity")
+        .and_then(|n| n.get("requiredDuringSchedulingIgnoredDuringExecution"));
+    assert_eq!(len(anti), Some(2));
+}
