@@ -567,3 +567,20 @@ fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
     assert!(fplint::render::json::render(&outcome).contains("\"FP001\""));
     assert!(fplint::render::sarif::render(&outcome).contains("FP001"));
 }
+
+#[test]
+fn placement_shows_a_cluster_once_with_every_file_describing_it() {
+    let case = common::repo().join("tests/fixtures/FP011/quiet_cluster_and_profile_file");
+    let o = fplint(&["placement", "--no-config", "."], &case);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert_eq!(text.matches("cluster shop").count(), 1, "{text}");
+    assert!(
+        text.starts_with(
+            "cluster shop (Fargate only), cluster.yaml:4 (also fargate-profile.yaml:5)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Deployment/web"), "{text}");
+    assert!(text.contains("fp-apps"), "{text}");
+}

@@ -115,6 +115,7 @@ fields!(Cluster {
     key,
     loc,
     defined,
+    also_described_at,
     provisioner,
     region,
     version,

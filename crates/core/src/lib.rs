@@ -5,6 +5,7 @@ pub mod compact;
 pub mod diagnostic;
 pub mod frontend;
 pub mod glob;
+pub mod join;
 pub mod model;
 pub mod placement;
 pub mod source;

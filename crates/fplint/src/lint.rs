@@ -230,6 +230,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         });
         released = upto;
     }
+    fplint_core::join::join_clusters(&mut project);
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
     assign_clusters(&mut project, cfg, &sources, base.as_deref());
@@ -332,6 +333,7 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
+    fplint_core::join::join_clusters(&mut project);
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
     assign_clusters(&mut project, cfg, &sources, None);
