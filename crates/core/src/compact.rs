@@ -190,7 +190,9 @@ fields!(Workload {
     pod,
     resource,
     cluster_key,
+    variant,
 });
+fields!(Variant { name, loc });
 fields!(Pair { key, value, loc });
 fields!(Toleration {
     key,

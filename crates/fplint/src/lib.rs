@@ -34,6 +34,7 @@
 
 pub mod config;
 pub mod fs;
+pub mod kustomize;
 pub mod lint;
 pub mod placement;
 pub mod render;

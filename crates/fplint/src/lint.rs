@@ -139,6 +139,8 @@ const UNIT_BATCH: usize = 512;
 enum Job<'a> {
     Document(&'a Candidate),
     Module(PathBuf, Vec<&'a Candidate>),
+    /// A kustomize build root folder.
+    Build(PathBuf),
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -175,10 +177,19 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
 
-    // A unit is a YAML/JSON file or a folder of `.tf` files (one module).
+    // A unit is a YAML/JSON file, a folder of `.tf` files (one module), or
+    // a kustomize build; what a build reads is not linted alone.
+    let builds = crate::kustomize::plan(&walked.files, &sources, limits);
     let mut modules: BTreeMap<PathBuf, Vec<&Candidate>> = BTreeMap::new();
-    let mut jobs: Vec<(String, Job)> = Vec::new();
+    let mut jobs: Vec<(String, Job)> = builds
+        .roots
+        .iter()
+        .map(|r| (fplint_core::sources::display_path(r), Job::Build(r.clone())))
+        .collect();
     for c in &walked.files {
+        if builds.includes(&c.path) {
+            continue;
+        }
         if c.path.extension().is_some_and(|e| e == "tf") {
             let dir = c
                 .path
@@ -213,6 +224,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                 let mut unit = match job {
                     Job::Document(c) => load_document(c, &sources, limits),
                     Job::Module(dir, files) => load_terraform(dir, files, &sources, limits),
+                    Job::Build(dir) => load_build(dir, &sources, limits),
                 };
                 unit.compact();
                 unit
@@ -540,6 +552,17 @@ fn load_document(c: &Candidate, sources: &Sources, limits: Limits) -> UnitOutput
     }
 }
 
+fn load_build(dir: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
+    let c = Candidate {
+        path: dir.to_path_buf(),
+        explicit: false,
+        listed_file: false,
+    };
+    guarded(&c, sources, || {
+        fplint_core::frontend::kustomize::build(dir, sources, limits)
+    })
+}
+
 fn load_terraform(
     dir: &Path,
     files: &[&Candidate],
@@ -671,9 +694,11 @@ fn assign_clusters(project: &mut Project, cfg: &Config, sources: &Sources, base:
         .workloads
         .iter()
         .map(|w| {
+            // A built workload is judged from its overlay's folder.
+            let at = w.variant.as_ref().map_or(w.loc.span, |v| v.loc.span);
             w.cluster_key
                 .clone()
-                .or_else(|| by_path(w.loc.span))
+                .or_else(|| by_path(at))
                 .or_else(|| only.clone())
         })
         .collect();

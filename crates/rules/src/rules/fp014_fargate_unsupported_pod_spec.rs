@@ -7,12 +7,14 @@
 //! `operator`/`metricsServer`/`webhooks.useHostNetwork: true`, when a
 //! selector without labels sends the release's namespace to Fargate.
 
-use crate::common::{on_fargate, profile_name, release_name, workload_name, workloads_of};
+use crate::common::{
+    add_variant, on_fargate, profile_name, release_name, workload_name, workloads_of,
+};
 use crate::{Context, Rule};
-use fplint_core::model::{Known, Loc};
+use fplint_core::model::{Cluster, Known, Loc};
 use fplint_core::placement;
 use fplint_core::value::ValueKind;
-use fplint_core::workload::{Container, WorkloadKind};
+use fplint_core::workload::{Container, Workload, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
 pub struct FargateUnsupportedPodSpec;
@@ -31,7 +33,6 @@ fn finding(what: &str, loc: &Loc, workload: &str, profile: &str, help: &str) -> 
 
 impl Rule for FargateUnsupportedPodSpec {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        const MOVE: &str = "run it on EC2 nodes (a node group or Karpenter) and keep its namespace out of the Fargate selectors";
         for cluster in &ctx.project.clusters {
             for rel in &cluster.helm_releases {
                 if rel.chart_name() != Some("keda") {
@@ -86,55 +87,64 @@ impl Rule for FargateUnsupportedPodSpec {
                 }
             }
             for w in workloads_of(ctx.project, cluster) {
-                let Some(p) = on_fargate(cluster, w) else {
-                    continue;
-                };
-                let profile = profile_name(ctx.project, cluster, p);
-                let name = workload_name(w);
-                if w.kind == WorkloadKind::DaemonSet {
-                    out.push(finding("DaemonSets", &w.loc, &name, profile, MOVE));
-                    continue;
-                }
-                let pod = &w.pod;
-                if let Some(h) = &pod.host_network {
-                    if h.known() == Some(&true) {
-                        out.push(finding(
-                            "hostNetwork",
-                            &h.loc,
-                            &name,
-                            profile,
-                            "remove `hostNetwork: true`, or run the workload on EC2 nodes",
-                        ));
-                    }
-                }
-                for v in &pod.host_path_volumes {
-                    out.push(finding(
-                        "hostPath volumes",
-                        v,
-                        &name,
-                        profile,
-                        "use an emptyDir, EFS or another volume type Fargate supports",
-                    ));
-                }
-                for c in pod
-                    .init_containers
-                    .known()
-                    .into_iter()
-                    .flatten()
-                    .chain(pod.containers.known().into_iter().flatten())
-                {
-                    container(c, &name, profile, out);
-                }
-                for pair in pod.node_selector.known().into_iter().flatten() {
-                    let arch = matches!(
-                        pair.key.as_str(),
-                        "kubernetes.io/arch" | "beta.kubernetes.io/arch"
-                    );
-                    if arch && pair.value.known().map(String::as_str) == Some("arm64") {
-                        out.push(finding("arm64", &pair.loc, &name, profile, "drop the arm64 node selector (Fargate for EKS runs x86_64 only), or run the workload on Graviton EC2 nodes"));
-                    }
+                let before = out.len();
+                check_workload(ctx, cluster, w, out);
+                for d in out.iter_mut().skip(before) {
+                    add_variant(d, w);
                 }
             }
+        }
+    }
+}
+
+fn check_workload(ctx: &Context<'_>, cluster: &Cluster, w: &Workload, out: &mut Vec<Diagnostic>) {
+    const MOVE: &str = "run it on EC2 nodes (a node group or Karpenter) and keep its namespace out of the Fargate selectors";
+    let Some(p) = on_fargate(cluster, w) else {
+        return;
+    };
+    let profile = profile_name(ctx.project, cluster, p);
+    let name = workload_name(w);
+    if w.kind == WorkloadKind::DaemonSet {
+        out.push(finding("DaemonSets", &w.loc, &name, profile, MOVE));
+        return;
+    }
+    let pod = &w.pod;
+    if let Some(h) = &pod.host_network {
+        if h.known() == Some(&true) {
+            out.push(finding(
+                "hostNetwork",
+                &h.loc,
+                &name,
+                profile,
+                "remove `hostNetwork: true`, or run the workload on EC2 nodes",
+            ));
+        }
+    }
+    for v in &pod.host_path_volumes {
+        out.push(finding(
+            "hostPath volumes",
+            v,
+            &name,
+            profile,
+            "use an emptyDir, EFS or another volume type Fargate supports",
+        ));
+    }
+    for c in pod
+        .init_containers
+        .known()
+        .into_iter()
+        .flatten()
+        .chain(pod.containers.known().into_iter().flatten())
+    {
+        container(c, &name, profile, out);
+    }
+    for pair in pod.node_selector.known().into_iter().flatten() {
+        let arch = matches!(
+            pair.key.as_str(),
+            "kubernetes.io/arch" | "beta.kubernetes.io/arch"
+        );
+        if arch && pair.value.known().map(String::as_str) == Some("arm64") {
+            out.push(finding("arm64", &pair.loc, &name, profile, "drop the arm64 node selector (Fargate for EKS runs x86_64 only), or run the workload on Graviton EC2 nodes"));
         }
     }
 }
