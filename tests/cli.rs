@@ -584,3 +584,28 @@ fn placement_shows_a_cluster_once_with_every_file_describing_it() {
     assert!(text.contains("Deployment/web"), "{text}");
     assert!(text.contains("fp-apps"), "{text}");
 }
+
+#[test]
+fn placement_lists_one_row_per_overlay_and_workload() {
+    let case = common::repo().join("tests/fixtures/FP011/fire_kustomize_labels_without_templates");
+    let o = fplint(&["placement", "--no-config", "."], &case);
+    insta::assert_snapshot!("placement_kustomize_overlays", stdout(&o));
+    let o = fplint(
+        &["placement", "--no-config", "--format", "json", "."],
+        &case,
+    );
+    let v = json(&o);
+    let rows = v[0]["rows"].as_array().cloned().unwrap_or_default();
+    let overlays: Vec<&str> = rows.iter().filter_map(|r| r["overlay"].as_str()).collect();
+    assert_eq!(
+        overlays,
+        [
+            "overlays/common",
+            "overlays/metadata-only",
+            "overlays/templates"
+        ]
+    );
+    assert_eq!(rows[1]["chosen"], "");
+    assert_eq!(rows[2]["chosen"], "fp-apps");
+    assert_eq!(rows[2]["file"], "base/deployment.yaml");
+}

@@ -24,6 +24,9 @@ pub struct ClusterTable {
 #[derive(Serialize)]
 pub struct Row {
     pub workload: String,
+    /// The overlay that builds it (`overlays/prod`), for built manifests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<String>,
     pub file: String,
     pub line: usize,
     pub namespace: Option<String>,
@@ -122,6 +125,7 @@ fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
             w.kind.as_str(),
             w.name.known().map_or("?", String::as_str)
         ),
+        overlay: w.variant.as_ref().map(|v| v.name.clone()),
         file: file.map(|f| f.path.clone()).unwrap_or_default(),
         line,
         namespace,
@@ -167,6 +171,7 @@ fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
             "HelmRelease/{}",
             rel.name.known().map_or("?", String::as_str)
         ),
+        overlay: None,
         file: file.map(|f| f.path.clone()).unwrap_or_default(),
         line,
         namespace,
@@ -253,7 +258,10 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
             .iter()
             .map(|r| {
                 [
-                    r.workload.clone(),
+                    match &r.overlay {
+                        Some(o) => format!("{} ({o})", r.workload),
+                        None => r.workload.clone(),
+                    },
                     r.namespace.clone().unwrap_or_else(|| "unknown".into()),
                     r.labels.as_ref().map_or_else(
                         || "unknown".into(),

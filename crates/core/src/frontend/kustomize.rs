@@ -137,8 +137,8 @@ pub struct Plan {
     pub roots: Vec<PathBuf>,
     /// Every file a kustomization reads (its own file too): not linted alone.
     pub included: BTreeSet<PathBuf>,
-    /// What each kustomization folder names.
-    refs: HashMap<PathBuf, References>,
+    /// What each kustomization folder names, and its own file.
+    refs: HashMap<PathBuf, (References, Option<PathBuf>)>,
 }
 
 impl Plan {
@@ -158,8 +158,9 @@ impl Plan {
         while let Some(dir) = queue.pop() {
             let Some(doc) = read(&dir) else { continue };
             let refs = references(&dir, &doc);
-            if let Some(f) = kustomization_in(&dir) {
-                plan.included.insert(normalise(&f));
+            let own = kustomization_in(&dir).map(|f| normalise(&f));
+            if let Some(f) = &own {
+                plan.included.insert(f.clone());
             }
             for d in &refs.dirs {
                 included_dirs.insert(d.clone());
@@ -168,7 +169,7 @@ impl Plan {
                 }
             }
             plan.included.extend(refs.files.iter().cloned());
-            plan.refs.insert(dir, refs);
+            plan.refs.insert(dir, (refs, own));
         }
         plan.roots = given
             .into_iter()
@@ -194,11 +195,8 @@ impl Plan {
                     if !seen.insert(d.clone()) {
                         continue;
                     }
-                    if kustomization_in(&d).is_some_and(|k| normalise(&k) == file) {
-                        return true;
-                    }
-                    if let Some(r) = self.refs.get(&d) {
-                        if r.files.contains(&file) {
+                    if let Some((r, own)) = self.refs.get(&d) {
+                        if own.as_ref() == Some(&file) || r.files.contains(&file) {
                             return true;
                         }
                         stack.extend(r.dirs.iter().cloned());
@@ -855,11 +853,12 @@ fn embedded(file: &SourceFile, node: &Node, limits: Limits) -> Vec<Value> {
         && !file.text.is_empty()
     {
         let (start, end) = (node.span.start as usize, node.span.end as usize);
-        let body = file
-            .text
-            .get(start..end)
-            .and_then(|t| t.find('\n'))
-            .map(|n| start + n);
+        // The span starts at the `|` indicator or at the first line of text.
+        let body = match file.text.get(start..end) {
+            Some(t) if t.starts_with(['|', '>']) => t.find('\n').map(|n| start + n),
+            Some(_) => Some(start),
+            None => None,
+        };
         if let Some(body) = body {
             // Everything outside the block blanked, lines kept: offsets in
             // the parse are offsets in the file.
@@ -1146,5 +1145,220 @@ fn remove(obj: &mut Value, path: &[String]) -> Result<Value, Unapplied> {
             Ok(items.remove(i))
         }
         _ => Err(Unapplied),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Workload;
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (name, text) in files {
+            let p = root.join(name);
+            if let Some(d) = p.parent() {
+                std::fs::create_dir_all(d).unwrap();
+            }
+            std::fs::write(p, text).unwrap();
+        }
+    }
+
+    fn built(files: &[(&str, &str)], root: &str) -> (Vec<Workload>, Sources, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), files);
+        let sources = Sources::new(vec![dir.path().to_path_buf()]);
+        let out = build(&dir.path().join(root), &sources, Limits::default());
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        (out.workloads, sources, dir)
+    }
+
+    /// `file:line` of a span, the file relative to the test folder.
+    fn at(sources: &Sources, span: Span) -> String {
+        let f = sources.get(span.file).unwrap();
+        let name = f.path.rsplit('/').take(2).collect::<Vec<_>>();
+        format!(
+            "{}/{}:{}",
+            name[1],
+            name[0],
+            f.line_col(span.start as usize).line
+        )
+    }
+
+    const BASE: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      tolerations: [{key: a, operator: Exists}]\n      nodeSelector: {zone: a}\n      containers:\n        - name: web\n          image: nginx\n        - name: log\n          image: busybox\n";
+
+    #[test]
+    fn strategic_merge_follows_kubernetes_list_rules() {
+        let patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      tolerations: [{key: b, operator: Exists}]\n      nodeSelector: {disk: ssd}\n      containers:\n        - name: web\n          resources:\n            requests: {cpu: 500m}\n        - name: log\n          $patch: delete\n        - name: proxy\n          image: envoy\n";
+        let (ws, sources, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\n"),
+                ("prod/patch.yaml", patch),
+                (
+                    "prod/kustomization.yaml",
+                    "resources: [../base]\nnamespace: prod\npatchesStrategicMerge: [patch.yaml]\n",
+                ),
+            ],
+            "prod",
+        );
+        assert_eq!(ws.len(), 1);
+        let w = &ws[0];
+        assert_eq!(w.namespace.known().map(String::as_str), Some("prod"));
+        assert_eq!(
+            at(&sources, w.namespace.loc.span),
+            "prod/kustomization.yaml:2"
+        );
+        assert_eq!(at(&sources, w.loc.span), "base/deploy.yaml:2");
+        let cs = w.pod.containers.known().unwrap();
+        let names: Vec<_> = cs
+            .iter()
+            .map(|c| c.name.known().unwrap().as_str())
+            .collect();
+        assert_eq!(names, ["web", "proxy"], "merged by name, deleted, appended");
+        assert_eq!(cs[0].requests.cpu, Known::Known(Some(500)));
+        assert_eq!(at(&sources, cs[0].loc.span), "base/deploy.yaml:13");
+        let req = cs[0].requests.loc.as_ref().unwrap().span;
+        assert_eq!(at(&sources, req), "prod/patch.yaml:13", "the patch set it");
+        // Tolerations have no merge key: the patch's list replaces the base's.
+        let tol = w.pod.tolerations.known().unwrap();
+        assert_eq!(tol.len(), 1);
+        assert_eq!(tol[0].key, Known::Known(Some("b".into())));
+        let sel: Vec<_> = w
+            .pod
+            .node_selector
+            .known()
+            .unwrap()
+            .iter()
+            .map(|p| p.key.as_str())
+            .collect();
+        assert_eq!(sel, ["zone", "disk"], "maps merge");
+        assert_eq!(w.variant.as_ref().unwrap().name, "prod");
+    }
+
+    #[test]
+    fn json_patches_are_seen_with_their_lines() {
+        let k = "resources:\n  - ../../base\npatches:\n  - target:\n      kind: Deployment\n      name: web\n    patch: |-\n      - op: add\n        path: /spec/template/spec/tolerations/-\n        value:\n          key: eks.amazonaws.com/compute-type\n          operator: Equal\n          value: fargate\n          effect: NoSchedule\n      - op: remove\n        path: /spec/template/spec/nodeSelector\n";
+        let (ws, sources, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\n"),
+                ("overlays/dev/kustomization.yaml", k),
+            ],
+            "overlays/dev",
+        );
+        let w = &ws[0];
+        let tol = w.pod.tolerations.known().unwrap();
+        assert_eq!(tol.len(), 2);
+        assert_eq!(
+            tol[1].tolerates("eks.amazonaws.com/compute-type", "fargate", "NoSchedule"),
+            Known::Known(true)
+        );
+        assert_eq!(at(&sources, tol[1].loc.span), "dev/kustomization.yaml:11");
+        assert_eq!(w.pod.node_selector.known().map(Vec::len), Some(0));
+        assert_eq!(w.variant.as_ref().unwrap().name, "overlays/dev");
+    }
+
+    #[test]
+    fn components_prefixes_and_original_names() {
+        let (ws, _s, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\nnamePrefix: shop-\n"),
+                (
+                    "comp/kustomization.yaml",
+                    "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {fargate: \"yes\"}\n",
+                ),
+                (
+                    "prod/kustomization.yaml",
+                    "resources: [../base]\ncomponents: [../comp]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {template: {spec: {schedulerName: custom}}}\n",
+                ),
+            ],
+            "prod",
+        );
+        let w = &ws[0];
+        assert_eq!(w.name.known().map(String::as_str), Some("shop-web"));
+        assert_eq!(
+            w.pod
+                .label("fargate")
+                .and_then(|l| l.value.known())
+                .map(String::as_str),
+            Some("yes")
+        );
+        assert_eq!(
+            w.pod
+                .scheduler_name
+                .as_ref()
+                .and_then(|s| s.known())
+                .map(String::as_str),
+            Some("custom"),
+            "a patch may name the resource as its file did"
+        );
+    }
+
+    #[test]
+    fn unmodelled_transformers_and_remote_resources_are_unknown() {
+        let (ws, _s, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                (
+                    "base/kustomization.yaml",
+                    "resources:\n  - deploy.yaml\n  - https://example.com/shop/all.yaml\nnamespace: prod\ntransformers: [ns.yaml]\n",
+                ),
+                ("base/ns.yaml", "apiVersion: builtin\nkind: NamespaceTransformer\n"),
+            ],
+            "base",
+        );
+        assert_eq!(ws.len(), 1);
+        assert_eq!(ws[0].namespace.value, Known::Unknown);
+        assert!(!ws[0].pod.containers.is_known());
+    }
+
+    #[test]
+    fn plans_roots_and_what_they_include() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(
+            r,
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\n"),
+                (
+                    "prod/kustomization.yaml",
+                    "resources: [../base]\npatches: [{path: p.yaml}]\n",
+                ),
+                ("dev/kustomization.yaml", "resources: [../base]\n"),
+                ("a/kustomization.yaml", "resources: [../b]\n"),
+                ("b/kustomization.yaml", "resources: [../a]\n"),
+            ],
+        );
+        let read = |d: &Path| {
+            let text = std::fs::read_to_string(kustomization_in(d)?).ok()?;
+            tree::yaml::parse(&text, crate::FileId(0), Limits::default())
+                .documents
+                .into_iter()
+                .next()
+        };
+        let dirs = ["base", "prod", "dev", "a", "b"].map(|d| r.join(d));
+        let plan = Plan::new(dirs, read);
+        assert_eq!(
+            plan.roots,
+            [r.join("dev"), r.join("prod")],
+            "a cycle has no root"
+        );
+        assert!(plan.includes(&r.join("prod/p.yaml")));
+        assert!(plan.includes(&r.join("prod/../base/deploy.yaml")));
+        assert!(!plan.includes(&r.join("README.yaml")));
+        assert_eq!(
+            plan.roots_including(&r.join("base/deploy.yaml")),
+            [r.join("dev"), r.join("prod")]
+        );
+        assert_eq!(
+            plan.roots_including(&r.join("prod/p.yaml")),
+            [r.join("prod")]
+        );
+        // A cycle ends.
+        let sources = Sources::new(vec![r.to_path_buf()]);
+        let out = build(&r.join("a"), &sources, Limits::default());
+        assert!(out.workloads.is_empty());
     }
 }
