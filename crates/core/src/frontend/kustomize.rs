@@ -30,6 +30,10 @@ pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "K
 /// cycle or a hostile tree must end).
 const MAX_DEPTH: usize = 32;
 
+/// Kustomizations built for one root: a base included twice at each of 32
+/// levels would otherwise be built 2^32 times.
+const MAX_BUILT: usize = 2_000;
+
 pub fn is_kustomization_name(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
@@ -257,6 +261,8 @@ struct Builder<'a> {
     visited: BTreeSet<PathBuf>,
     /// The root's kustomization, for the variant.
     root_loc: Option<Loc>,
+    /// Kustomizations built so far (see [`MAX_BUILT`]).
+    built: usize,
 }
 
 /// Build the kustomization in `root` and model what it deploys.
@@ -269,6 +275,7 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
         stack: Vec::new(),
         visited: BTreeSet::new(),
         root_loc: None,
+        built: 0,
     };
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
@@ -365,6 +372,22 @@ impl Builder<'_> {
     /// works on the resources of the kustomization that lists it.
     fn accumulate(&mut self, dir: &Path, component: bool, acc: &mut Vec<Res>) {
         if self.stack.len() >= MAX_DEPTH || self.stack.iter().any(|d| d == dir) {
+            return;
+        }
+        self.built += 1;
+        if self.built == MAX_BUILT + 1 {
+            if let Some(loc) = &self.root_loc {
+                self.diagnostics.push(
+                    Diagnostic::parse_error(
+                        format!("this build includes over {MAX_BUILT} kustomizations; the rest are not built"),
+                        loc.span,
+                    )
+                    .with_label("build stopped")
+                    .with_help("include each base once; fplint checks what it built"),
+                );
+            }
+        }
+        if self.built > MAX_BUILT {
             return;
         }
         let Some(kfile) = kustomization_in(dir).and_then(|p| self.load(&normalise(&p))) else {
@@ -1360,5 +1383,39 @@ mod tests {
         let sources = Sources::new(vec![r.to_path_buf()]);
         let out = build(&r.join("a"), &sources, Limits::default());
         assert!(out.workloads.is_empty());
+    }
+
+    #[test]
+    fn a_diamond_of_includes_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        // Each level includes the next twice (through two folders).
+        let mut files = vec![(
+            "l30/a/kustomization.yaml".to_string(),
+            "resources: [d.yaml]\n".to_string(),
+        )];
+        files.push(("l30/a/d.yaml".into(), BASE.into()));
+        files.push((
+            "l30/b/kustomization.yaml".into(),
+            "resources: [../a]\n".into(),
+        ));
+        for l in (0..30).rev() {
+            let k = format!("resources: [../../l{}/a, ../../l{}/b]\n", l + 1, l + 1);
+            files.push((format!("l{l}/a/kustomization.yaml"), k.clone()));
+            files.push((format!("l{l}/b/kustomization.yaml"), k));
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        write(r, &refs);
+        let sources = Sources::new(vec![r.to_path_buf()]);
+        let t = std::time::Instant::now();
+        let out = build(&r.join("l0/a"), &sources, Limits::default());
+        assert!(t.elapsed() < std::time::Duration::from_secs(60));
+        assert_eq!(out.diagnostics.len(), 1, "{:?}", out.diagnostics);
+        assert!(out.diagnostics[0]
+            .message
+            .contains("over 2000 kustomizations"));
     }
 }
