@@ -282,7 +282,12 @@ fn config_file_is_found_and_applied() {
 fn per_file_ignores_and_cluster_capacity() {
     let d = tmp();
     write(d.path(), "legacy/c.yaml", LABELLED);
-    write(d.path(), "new/c.yaml", LABELLED);
+    // Another region: the same config twice would be one cluster, one finding.
+    write(
+        d.path(),
+        "new/c.yaml",
+        &LABELLED.replace("eu-west-1", "us-east-1"),
+    );
     write(
         d.path(),
         "fplint.toml",

@@ -25,7 +25,8 @@ pub fn join_clusters(project: &mut Project) {
             continue;
         };
         match first_of.get(&(name.as_str(), region, c.defined)) {
-            Some(&j) => into[i] = Some(j),
+            Some(&j) if compatible(c, &project.clusters[j]) => into[i] = Some(j),
+            Some(_) => {}
             None => {
                 first_of.insert((name.as_str(), region, c.defined), i);
             }
@@ -59,7 +60,9 @@ pub fn join_clusters(project: &mut Project) {
             })
             .collect();
         if let [j] = candidates.as_slice() {
-            into[i] = Some(*j);
+            if compatible(c, &project.clusters[*j]) {
+                into[i] = Some(*j);
+            }
         }
     }
 
@@ -121,6 +124,24 @@ pub fn join_clusters(project: &mut Project) {
             .for_each(|a| fix(&mut a.cluster_key));
     }
     dedup_pod_identities(project);
+}
+
+/// Parts of one cluster never define a profile name twice, differently: two
+/// configs that do are alternatives (a broken and a fixed version), not one
+/// cluster described in two files.
+fn compatible(a: &Cluster, b: &Cluster) -> bool {
+    a.fargate_profiles.iter().all(|p| {
+        let Some(name) = p.name.known() else {
+            return true;
+        };
+        b.fargate_profiles
+            .iter()
+            .filter(|q| q.name.known() == Some(name))
+            .all(|q| {
+                let sig = profile_sig(p);
+                sig.is_some() && sig == profile_sig(q)
+            })
+    })
 }
 
 fn region(c: &Cluster) -> Option<&str> {
@@ -303,6 +324,13 @@ mod tests {
         let frag = PROFILES.replace("eu-west-1", "us-east-1");
         let p = project(&[CLUSTER, &frag]);
         assert_eq!(p.clusters.len(), 2, "a fragment for another region");
+    }
+
+    #[test]
+    fn alternative_versions_stay_apart() {
+        let fixed = CLUSTER.replace("kube-system}", "kube-system, labels: {a: b}}");
+        let p = project(&[CLUSTER, &fixed]);
+        assert_eq!(p.clusters.len(), 2, "one profile name, two meanings");
     }
 
     #[test]
