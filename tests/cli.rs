@@ -614,3 +614,18 @@ fn placement_lists_one_row_per_overlay_and_workload() {
     assert_eq!(rows[2]["chosen"], "fp-apps");
     assert_eq!(rows[2]["file"], "base/deployment.yaml");
 }
+
+#[test]
+fn a_finding_on_a_built_workload_relates_the_overlay() {
+    let case = common::repo().join("tests/fixtures/FP011/fire_kustomize_overlay_namespace");
+    let o = fplint(&["check", "--no-config", "--format", "json", "."], &case);
+    let v = json(&o);
+    let d = &v["diagnostics"][0];
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1));
+    assert_eq!(d["file"], "overlays/dev/kustomization.yaml");
+    assert_eq!(d["line"], 6);
+    let r = &d["related"][1];
+    assert_eq!(r["file"], "overlays/dev/kustomization.yaml");
+    assert_eq!(r["line"], 2);
+    assert_eq!(r["message"], "overlay `overlays/dev` builds it here");
+}
