@@ -298,7 +298,12 @@ fn config_file_is_found_and_applied() {
 fn per_file_ignores_and_cluster_capacity() {
     let d = tmp();
     write(d.path(), "legacy/c.yaml", LABELLED);
-    write(d.path(), "new/c.yaml", LABELLED);
+    // Another region: the same config twice would be one cluster, one finding.
+    write(
+        d.path(),
+        "new/c.yaml",
+        &LABELLED.replace("eu-west-1", "us-east-1"),
+    );
     write(
         d.path(),
         "fplint.toml",
@@ -718,4 +723,61 @@ fn fix_diff_and_show_fixes() {
     let o = fplint(&["check", "--diff", "--unsafe-fixes", "infra"], d.path());
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn placement_shows_a_cluster_once_with_every_file_describing_it() {
+    let case = common::repo().join("tests/fixtures/FP011/quiet_cluster_and_profile_file");
+    let o = fplint(&["placement", "--no-config", "."], &case);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert_eq!(text.matches("cluster shop").count(), 1, "{text}");
+    assert!(
+        text.starts_with(
+            "cluster shop (Fargate only), cluster.yaml:4 (also fargate-profile.yaml:5)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Deployment/web"), "{text}");
+    assert!(text.contains("fp-apps"), "{text}");
+}
+
+#[test]
+fn placement_lists_one_row_per_overlay_and_workload() {
+    let case = common::repo().join("tests/fixtures/FP011/fire_kustomize_labels_without_templates");
+    let o = fplint(&["placement", "--no-config", "."], &case);
+    insta::assert_snapshot!("placement_kustomize_overlays", stdout(&o));
+    let o = fplint(
+        &["placement", "--no-config", "--format", "json", "."],
+        &case,
+    );
+    let v = json(&o);
+    let rows = v[0]["rows"].as_array().cloned().unwrap_or_default();
+    let overlays: Vec<&str> = rows.iter().filter_map(|r| r["overlay"].as_str()).collect();
+    assert_eq!(
+        overlays,
+        [
+            "overlays/common",
+            "overlays/metadata-only",
+            "overlays/templates"
+        ]
+    );
+    assert_eq!(rows[1]["chosen"], "");
+    assert_eq!(rows[2]["chosen"], "fp-apps");
+    assert_eq!(rows[2]["file"], "base/deployment.yaml");
+}
+
+#[test]
+fn a_finding_on_a_built_workload_relates_the_overlay() {
+    let case = common::repo().join("tests/fixtures/FP011/fire_kustomize_overlay_namespace");
+    let o = fplint(&["check", "--no-config", "--format", "json", "."], &case);
+    let v = json(&o);
+    let d = &v["diagnostics"][0];
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1));
+    assert_eq!(d["file"], "overlays/dev/kustomization.yaml");
+    assert_eq!(d["line"], 6);
+    let r = &d["related"][1];
+    assert_eq!(r["file"], "overlays/dev/kustomization.yaml");
+    assert_eq!(r["line"], 2);
+    assert_eq!(r["message"], "overlay `overlays/dev` builds it here");
 }

@@ -115,6 +115,7 @@ fields!(Cluster {
     key,
     loc,
     defined,
+    also_described_at,
     provisioner,
     region,
     version,
@@ -195,7 +196,9 @@ fields!(Workload {
     pod,
     resource,
     cluster_key,
+    variant,
 });
+fields!(Variant { name, loc });
 fields!(Pair { key, value, loc });
 fields!(Toleration {
     key,

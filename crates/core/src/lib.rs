@@ -6,6 +6,7 @@ pub mod diagnostic;
 pub mod edit;
 pub mod frontend;
 pub mod glob;
+pub mod join;
 pub mod model;
 pub mod placement;
 pub mod source;

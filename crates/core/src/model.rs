@@ -199,6 +199,9 @@ pub struct Cluster {
     pub loc: Loc,
     /// Defined in the linted code, not only referenced by its profiles.
     pub defined: bool,
+    /// The other files that describe this cluster (a second copy of its
+    /// config, a profile-only file), joined into it by [`crate::join`].
+    pub also_described_at: Vec<Loc>,
     pub provisioner: Provisioner,
     pub region: Option<Located<String>>,
     pub version: Option<Located<String>>,
@@ -227,6 +230,7 @@ impl Cluster {
             key,
             loc,
             defined: true,
+            also_described_at: Vec::new(),
             provisioner,
             region: None,
             version: None,

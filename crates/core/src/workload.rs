@@ -56,6 +56,17 @@ pub struct Workload {
     /// The cluster it runs on, by [`crate::model::Cluster::key`], when the
     /// declaring code says; otherwise assigned by the linter's run.
     pub cluster_key: Option<String>,
+    /// The variant it was built for, when the manifests are assembled
+    /// (a kustomize overlay): one base can be deployed several ways.
+    pub variant: Option<Variant>,
+}
+
+/// One way of deploying shared manifests: an overlay, named by its folder
+/// (`overlays/prod`), with the file that assembles it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub name: String,
+    pub loc: Loc,
 }
 
 /// A key/value pair with the place it was written.

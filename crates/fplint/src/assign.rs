@@ -90,7 +90,11 @@ pub fn assign_with_homes(
     let workload_keys: Vec<Option<String>> = project
         .workloads
         .iter()
-        .map(|w| w.cluster_key.clone().or_else(|| pick(w.loc.span)))
+        // A built workload is judged from its overlay's folder.
+        .map(|w| {
+            let at = w.variant.as_ref().map_or(w.loc.span, |v| v.loc.span);
+            w.cluster_key.clone().or_else(|| pick(at))
+        })
         .collect();
     let auth_keys: Vec<Option<String>> = project
         .aws_auth

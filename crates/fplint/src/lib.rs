@@ -38,6 +38,7 @@ pub mod config;
 pub mod context;
 pub mod fix;
 pub mod fs;
+pub mod kustomize;
 pub mod lint;
 pub mod named;
 pub mod notice;

@@ -156,6 +156,8 @@ const UNIT_BATCH: usize = 512;
 enum Job<'a> {
     Document(&'a Candidate, bool),
     Module(PathBuf, Vec<&'a Candidate>, bool),
+    /// A kustomize build root folder.
+    Build(PathBuf),
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -199,15 +201,24 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
 
-    // A unit is a YAML/JSON file or a folder of `.tf` files (one module).
+    // A unit is a YAML/JSON file, a folder of `.tf` files (one module), or
+    // a kustomize build; what a build reads is not linted alone.
+    let builds = crate::kustomize::plan(&walked.files, &sources, limits);
     let mut modules: BTreeMap<(PathBuf, bool), Vec<&Candidate>> = BTreeMap::new();
-    let mut jobs: Vec<(String, Job)> = Vec::new();
+    let mut jobs: Vec<(String, Job)> = builds
+        .roots
+        .iter()
+        .map(|r| (fplint_core::sources::display_path(r), Job::Build(r.clone())))
+        .collect();
     let all = walked
         .files
         .iter()
         .map(|c| (c, false))
         .chain(context.files.iter().map(|c| (c, true)));
     for (c, ctx) in all {
+        if builds.includes(&c.path) {
+            continue;
+        }
         if c.path.extension().is_some_and(|e| e == "tf") {
             let dir = c
                 .path
@@ -260,6 +271,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                         }
                         (unit, None)
                     }
+                    Job::Build(dir) => (load_build(dir, &sources, limits), None),
                 };
                 unit.compact();
                 (unit, notice)
@@ -270,7 +282,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             // file of a called module defines them.
             let home = match job {
                 Job::Module(dir, ..) => Some(dir.clone()),
-                Job::Document(..) => None,
+                Job::Document(..) | Job::Build(..) => None,
             };
             homes.extend(std::iter::repeat_n(home, unit.clusters.len()));
             notices.extend(notice);
@@ -285,6 +297,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         });
         released = upto;
     }
+    fplint_core::join::join_clusters(&mut project);
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
     let unassigned =
@@ -391,6 +404,7 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
+    fplint_core::join::join_clusters(&mut project);
     diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
     apply_cluster_overrides(&mut project, cfg);
     let unassigned = crate::assign::assign(&mut project, cfg, &sources, None);
@@ -638,6 +652,17 @@ fn as_context(unit: &mut UnitOutput) {
     unit.context_files.extend(given);
     unit.diagnostics.clear();
     unit.suppressions.clear();
+}
+
+fn load_build(dir: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
+    let c = Candidate {
+        path: dir.to_path_buf(),
+        explicit: false,
+        listed_file: false,
+    };
+    guarded(&c, sources, || {
+        fplint_core::frontend::kustomize::build(dir, sources, limits)
+    })
 }
 
 fn load_terraform(

@@ -12,6 +12,9 @@ pub struct ClusterTable {
     pub cluster: String,
     /// Where the cluster is defined (`file:line`).
     pub defined_at: String,
+    /// Other files that describe the same cluster (`file:line`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_described_at: Vec<String>,
     /// Whether EC2 capacity exists: node groups, or nodes Karpenter makes.
     pub fargate_only: Option<bool>,
     pub karpenter: Option<bool>,
@@ -24,6 +27,9 @@ pub struct ClusterTable {
 #[derive(Serialize)]
 pub struct Row {
     pub workload: String,
+    /// The overlay that builds it (`overlays/prod`), for built manifests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<String>,
     pub file: String,
     pub line: usize,
     pub namespace: Option<String>,
@@ -121,6 +127,7 @@ fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
             w.kind.as_str(),
             w.name.known().map_or("?", String::as_str)
         ),
+        overlay: w.variant.as_ref().map(|v| v.name.clone()),
         file: file.map(|f| f.path.clone()).unwrap_or_default(),
         line,
         namespace,
@@ -166,6 +173,7 @@ fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
             "HelmRelease/{}",
             rel.name.known().map_or("?", String::as_str)
         ),
+        overlay: None,
         file: file.map(|f| f.path.clone()).unwrap_or_default(),
         line,
         namespace,
@@ -208,6 +216,14 @@ fn why_empty(loaded: &Loaded) -> String {
     why.join("; ")
 }
 
+fn at(loaded: &Loaded, loc: &fplint_core::model::Loc) -> String {
+    loaded
+        .sources
+        .get(loc.span.file)
+        .map(|f| format!("{}:{}", f.path, f.line_col(loc.span.start as usize).line))
+        .unwrap_or_default()
+}
+
 pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
     loaded
         .project
@@ -215,11 +231,8 @@ pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
         .iter()
         .map(|c| ClusterTable {
             cluster: c.display_name().to_string(),
-            defined_at: loaded
-                .sources
-                .get(c.loc.span.file)
-                .map(|f| format!("{}:{}", f.path, f.line_col(c.loc.span.start as usize).line))
-                .unwrap_or_default(),
+            defined_at: at(loaded, &c.loc),
+            also_described_at: c.also_described_at.iter().map(|l| at(loaded, l)).collect(),
             fargate_only: c.fargate_only().known().copied(),
             karpenter: c.karpenter().known().copied(),
             rows: loaded
@@ -254,8 +267,13 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
             (Some(false), _) => "Fargate and EC2",
             _ => "capacity unknown",
         };
+        let also = if t.also_described_at.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {})", t.also_described_at.join(", "))
+        };
         out.push_str(&format!(
-            "cluster {} ({kind}), {}\n",
+            "cluster {} ({kind}), {}{also}\n",
             t.cluster, t.defined_at
         ));
         if t.rows.is_empty() {
@@ -281,7 +299,10 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
             .iter()
             .map(|r| {
                 [
-                    r.workload.clone(),
+                    match &r.overlay {
+                        Some(o) => format!("{} ({o})", r.workload),
+                        None => r.workload.clone(),
+                    },
                     r.namespace.clone().unwrap_or_else(|| "unknown".into()),
                     r.labels.as_ref().map_or_else(
                         || "unknown".into(),

@@ -61,11 +61,30 @@ pub fn exclusive(project: &Project, a: &FargateProfile, b: &FargateProfile) -> b
 }
 
 pub fn workload_name(w: &Workload) -> String {
-    format!(
+    let name = format!(
         "{} `{}`",
         w.kind.as_str(),
         w.name.known().map_or("?", String::as_str)
-    )
+    );
+    match &w.variant {
+        Some(v) => format!("{name} (overlay `{}`)", v.name),
+        None => name,
+    }
+}
+
+/// A finding on a workload built by an overlay names the overlay's file too.
+pub fn with_variant(mut d: fplint_core::Diagnostic, w: &Workload) -> fplint_core::Diagnostic {
+    add_variant(&mut d, w);
+    d
+}
+
+pub fn add_variant(d: &mut fplint_core::Diagnostic, w: &Workload) {
+    if let Some(v) = &w.variant {
+        d.related.push(fplint_core::Related {
+            span: v.loc.span,
+            message: format!("overlay `{}` builds it here", v.name),
+        });
+    }
 }
 
 pub const TAINT_KEY: &str = "eks.amazonaws.com/compute-type";

@@ -109,6 +109,10 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
         cluster.capacity = Capacity::Unknown;
     }
     read_addons(doc, &mut cluster);
+    // Joined to its cluster's config when that is in the run (`crate::join`).
+    if profiles_only(doc) {
+        cluster.defined = false;
+    }
 
     let subnets = subnet_visibility(doc);
     let default_role = doc
@@ -134,6 +138,23 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     }
     read_pod_identities(doc, &cluster.key, out);
     out.clusters.push(cluster);
+}
+
+/// Only `metadata` and `fargateProfiles`: what `eksctl create fargateprofile`
+/// reads, profiles for a cluster whose config is elsewhere.
+fn profiles_only(doc: &Node) -> bool {
+    let Some(entries) = doc.as_map() else {
+        return false;
+    };
+    entries
+        .iter()
+        .any(|e| e.key.scalar() == Some("fargateProfiles"))
+        && entries.iter().all(|e| {
+            matches!(
+                e.key.scalar(),
+                Some("apiVersion" | "kind" | "metadata" | "fargateProfiles")
+            )
+        })
 }
 
 /// `iam.podIdentityAssociations` and each add-on's `podIdentityAssociations`.

@@ -93,6 +93,7 @@ pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
         pod: read_pod_template(template, &tpath),
         resource: None,
         cluster_key: None,
+        variant: None,
     });
 }
 

@@ -4,6 +4,7 @@
 pub mod cloudformation;
 pub mod eksctl;
 pub mod kubernetes;
+pub mod kustomize;
 pub mod near_miss;
 pub mod terraform;
 

@@ -7,7 +7,8 @@
 //! Deployments in the release's namespace.
 
 use crate::common::{
-    fargate_only, place, release_name, release_pod_namespace, workload_name, workloads_of,
+    fargate_only, place, release_name, release_pod_namespace, with_variant, workload_name,
+    workloads_of,
 };
 use crate::{Context, Rule};
 use fplint_core::model::Cluster;
@@ -68,7 +69,7 @@ impl Rule for WorkloadWithoutCapacity {
                     continue;
                 }
                 let ns = w.namespace.known().map_or("?", String::as_str);
-                out.push(
+                out.push(with_variant(
                     Diagnostic::new(
                         "FP011",
                         Severity::Error,
@@ -85,7 +86,8 @@ impl Rule for WorkloadWithoutCapacity {
                     .with_help(format!(
                         "add a selector for namespace `{ns}` to a Fargate profile, or run the workload in a namespace that one selects"
                     )),
-                );
+                    w,
+                ));
             }
         }
     }

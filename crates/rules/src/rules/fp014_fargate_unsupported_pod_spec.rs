@@ -10,13 +10,13 @@
 //! (`eks.amazonaws.com/compute-type NotIn [fargate]`) creates no pods there.
 
 use crate::common::{
-    on_fargate, profile_name, release_name, workload_name, workloads_of, TAINT_KEY,
+    add_variant, on_fargate, profile_name, release_name, workload_name, workloads_of, TAINT_KEY,
 };
 use crate::{Context, Rule};
-use fplint_core::model::{Known, Loc};
+use fplint_core::model::{Cluster, Known, Loc};
 use fplint_core::placement;
 use fplint_core::value::{Value, ValueKind};
-use fplint_core::workload::{Container, WorkloadKind};
+use fplint_core::workload::{Container, Workload, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
 pub struct FargateUnsupportedPodSpec;
@@ -35,7 +35,6 @@ fn finding(what: &str, loc: &Loc, workload: &str, profile: &str, help: &str) -> 
 
 impl Rule for FargateUnsupportedPodSpec {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        const MOVE: &str = "run it on EC2 nodes (a node group or Karpenter) and keep its namespace out of the Fargate selectors";
         for cluster in &ctx.project.clusters {
             for rel in &cluster.helm_releases {
                 if rel.chart_name() != Some("keda") {
@@ -90,57 +89,10 @@ impl Rule for FargateUnsupportedPodSpec {
                 }
             }
             for w in workloads_of(ctx.project, cluster) {
-                let Some(p) = on_fargate(cluster, w) else {
-                    continue;
-                };
-                let profile = profile_name(ctx.project, cluster, p);
-                let name = workload_name(w);
-                if w.kind == WorkloadKind::DaemonSet {
-                    let avoids = w.pod.affinity.as_ref().and_then(|a| a.known());
-                    if avoids.is_some_and(avoids_fargate_nodes) {
-                        continue;
-                    }
-                    out.push(finding("DaemonSets", &w.loc, &name, profile, MOVE));
-                    continue;
-                }
-                let pod = &w.pod;
-                if let Some(h) = &pod.host_network {
-                    if h.known() == Some(&true) {
-                        out.push(finding(
-                            "hostNetwork",
-                            &h.loc,
-                            &name,
-                            profile,
-                            "remove `hostNetwork: true`, or run the workload on EC2 nodes",
-                        ));
-                    }
-                }
-                for v in &pod.host_path_volumes {
-                    out.push(finding(
-                        "hostPath volumes",
-                        v,
-                        &name,
-                        profile,
-                        "use an emptyDir, EFS or another volume type Fargate supports",
-                    ));
-                }
-                for c in pod
-                    .init_containers
-                    .known()
-                    .into_iter()
-                    .flatten()
-                    .chain(pod.containers.known().into_iter().flatten())
-                {
-                    container(c, &name, profile, out);
-                }
-                for pair in pod.node_selector.known().into_iter().flatten() {
-                    let arch = matches!(
-                        pair.key.as_str(),
-                        "kubernetes.io/arch" | "beta.kubernetes.io/arch"
-                    );
-                    if arch && pair.value.known().map(String::as_str) == Some("arm64") {
-                        out.push(finding("arm64", &pair.loc, &name, profile, "drop the arm64 node selector (Fargate for EKS runs x86_64 only), or run the workload on Graviton EC2 nodes"));
-                    }
+                let before = out.len();
+                check_workload(ctx, cluster, w, out);
+                for d in out.iter_mut().skip(before) {
+                    add_variant(d, w);
                 }
             }
         }
@@ -203,6 +155,62 @@ fn expr_avoids_fargate(e: &Value) -> bool {
         (Some("Exists" | "Gt" | "Lt"), _) => false,
         // The operator or the values cannot be read.
         _ => true,
+    }
+}
+
+fn check_workload(ctx: &Context<'_>, cluster: &Cluster, w: &Workload, out: &mut Vec<Diagnostic>) {
+    const MOVE: &str = "run it on EC2 nodes (a node group or Karpenter) and keep its namespace out of the Fargate selectors";
+    let Some(p) = on_fargate(cluster, w) else {
+        return;
+    };
+    let profile = profile_name(ctx.project, cluster, p);
+    let name = workload_name(w);
+    if w.kind == WorkloadKind::DaemonSet {
+        let avoids = w.pod.affinity.as_ref().and_then(|a| a.known());
+        if avoids.is_some_and(avoids_fargate_nodes) {
+            return;
+        }
+        out.push(finding("DaemonSets", &w.loc, &name, profile, MOVE));
+        return;
+    }
+    let pod = &w.pod;
+    if let Some(h) = &pod.host_network {
+        if h.known() == Some(&true) {
+            out.push(finding(
+                "hostNetwork",
+                &h.loc,
+                &name,
+                profile,
+                "remove `hostNetwork: true`, or run the workload on EC2 nodes",
+            ));
+        }
+    }
+    for v in &pod.host_path_volumes {
+        out.push(finding(
+            "hostPath volumes",
+            v,
+            &name,
+            profile,
+            "use an emptyDir, EFS or another volume type Fargate supports",
+        ));
+    }
+    for c in pod
+        .init_containers
+        .known()
+        .into_iter()
+        .flatten()
+        .chain(pod.containers.known().into_iter().flatten())
+    {
+        container(c, &name, profile, out);
+    }
+    for pair in pod.node_selector.known().into_iter().flatten() {
+        let arch = matches!(
+            pair.key.as_str(),
+            "kubernetes.io/arch" | "beta.kubernetes.io/arch"
+        );
+        if arch && pair.value.known().map(String::as_str) == Some("arm64") {
+            out.push(finding("arm64", &pair.loc, &name, profile, "drop the arm64 node selector (Fargate for EKS runs x86_64 only), or run the workload on Graviton EC2 nodes"));
+        }
     }
 }
 

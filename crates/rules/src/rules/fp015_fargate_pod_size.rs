@@ -6,7 +6,7 @@
 //! that fits. Above 16 vCPU / 120 GB nothing fits; without requests the pod
 //! gets 0.25 vCPU / 0.5 GB; and rounding can bill far more than asked.
 
-use crate::common::{on_fargate, profile_name, workload_name, workloads_of};
+use crate::common::{on_fargate, profile_name, with_variant, workload_name, workloads_of};
 use crate::{Context, Rule};
 use fplint_core::model::Known;
 use fplint_core::placement::{billed_size, pod_request, OVERHEAD_MIB};
@@ -123,7 +123,7 @@ impl Rule for FargatePodSize {
                         .with_help("size the requests to a Fargate combination (remember the 256 MB overhead)")
                     }
                 };
-                out.push(d.with_path(at.path.clone()));
+                out.push(with_variant(d.with_path(at.path.clone()), w));
             }
         }
     }

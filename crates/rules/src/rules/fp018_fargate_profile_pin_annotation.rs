@@ -4,6 +4,7 @@
 //! as a pod *label*; as an annotation it is ignored (an older write-up says
 //! annotation, which is out of date).
 
+use crate::common::with_variant;
 use crate::{Context, Rule};
 use fplint_core::placement::PIN_LABEL;
 use fplint_core::{Diagnostic, Severity};
@@ -16,7 +17,7 @@ impl Rule for FargateProfilePinAnnotation {
             let Some(a) = w.pod.annotation(PIN_LABEL) else {
                 continue;
             };
-            out.push(
+            out.push(with_variant(
                 Diagnostic::new(
                     "FP018",
                     Severity::Warning,
@@ -26,7 +27,8 @@ impl Rule for FargateProfilePinAnnotation {
                 .with_label("annotation, not label")
                 .with_path(a.loc.path.clone())
                 .with_help("move it from `metadata.annotations` to `metadata.labels` of the pod template"),
-            );
+                w,
+            ));
         }
     }
 }

@@ -1,0 +1,1421 @@
+//! kustomize builds, without running kustomize: what `kustomize build` of
+//! an overlay gives for the fields fplint reads.
+//!
+//! A folder with a kustomization that no other kustomization includes is a
+//! build root. Its build follows kustomize's order: resources (files, and
+//! folders built recursively), then components, then this kustomization's
+//! transformers in kustomize's fixed order: strategic-merge patches,
+//! `patches`, namespace, name prefix and suffix, labels, annotations, JSON
+//! 6902 patches. Every value keeps the span where it was written, so a
+//! finding points at the base file or at the patch that set the value.
+//! Remote resources are not read; custom transformers and replacements
+//! make the resources they may touch unknown.
+
+use super::kubernetes;
+use super::UnitOutput;
+use crate::diagnostic::Diagnostic;
+use crate::model::{Known, Loc};
+use crate::source::{SourceFile, Span};
+use crate::sources::Sources;
+use crate::tree::{self, Limits, Node, ScalarStyle};
+use crate::value::{MapKey, Value, ValueKind};
+use crate::workload::{Variant, Workload};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Component, Path, PathBuf};
+
+/// The names kustomize looks for in a folder, in its order.
+pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// Nested kustomizations followed below a root (kustomize has no limit; a
+/// cycle or a hostile tree must end).
+const MAX_DEPTH: usize = 32;
+
+/// Kustomizations built for one root: a base included twice at each of 32
+/// levels would otherwise be built 2^32 times.
+const MAX_BUILT: usize = 2_000;
+
+pub fn is_kustomization_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| FILE_NAMES.contains(&n))
+}
+
+/// The kustomization file of a folder, if it has one.
+pub fn kustomization_in(dir: &Path) -> Option<PathBuf> {
+    FILE_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file())
+}
+
+/// `a/b/../c` → `a/c`, without touching the file system: kustomize resolves
+/// relative paths against the kustomization's folder the same way.
+pub fn normalise(p: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+/// A resource that is not a local path: a URL, `github.com/org/repo//dir`.
+fn is_remote(s: &str) -> bool {
+    s.contains("://") || s.starts_with("git@") || s.contains("?ref=") || {
+        let first = s.split('/').next().unwrap_or("");
+        first.contains('.') && !first.starts_with('.') && s.contains('/')
+    }
+}
+
+/// What one kustomization names on disk.
+#[derive(Debug, Default, Clone)]
+pub struct References {
+    /// Folders: `resources`/`bases` that are folders, and `components`.
+    pub dirs: Vec<PathBuf>,
+    /// Files: resource files and patch files.
+    pub files: Vec<PathBuf>,
+}
+
+/// The local folders and files a kustomization names, resolved against its
+/// folder. A resource entry is a folder when one exists there.
+pub fn references(dir: &Path, doc: &Node) -> References {
+    let mut refs = References::default();
+    let strings = |key: &str| -> Vec<&str> {
+        doc.get(key)
+            .and_then(Node::as_seq)
+            .map(|items| items.iter().filter_map(Node::as_str).collect())
+            .unwrap_or_default()
+    };
+    for key in ["resources", "bases", "components", "crds"] {
+        for r in strings(key) {
+            if is_remote(r) {
+                continue;
+            }
+            let p = normalise(&dir.join(r));
+            if key == "components" || p.is_dir() {
+                refs.dirs.push(p);
+            } else {
+                refs.files.push(p);
+            }
+        }
+    }
+    // Patch files, and entries of `patchesStrategicMerge` that are paths.
+    for r in strings("patchesStrategicMerge") {
+        if !r.contains('\n') && !r.contains(": ") {
+            refs.files.push(normalise(&dir.join(r)));
+        }
+    }
+    for key in ["patches", "patchesJson6902"] {
+        for item in doc.get(key).and_then(Node::as_seq).unwrap_or_default() {
+            if let Some(p) = item.get("path").and_then(Node::as_str) {
+                refs.files.push(normalise(&dir.join(p)));
+            }
+        }
+    }
+    for key in ["transformers", "generators", "validators", "configurations"] {
+        for r in strings(key) {
+            if !is_remote(r) && !r.contains('\n') {
+                let p = normalise(&dir.join(r));
+                if !p.is_dir() {
+                    refs.files.push(p);
+                }
+            }
+        }
+    }
+    refs
+}
+
+/// Which folders are build roots and which files kustomizations include.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Folders whose kustomization no other includes, sorted.
+    pub roots: Vec<PathBuf>,
+    /// Every file a kustomization reads (its own file too): not linted alone.
+    pub included: BTreeSet<PathBuf>,
+    /// What each kustomization folder names, and its own file.
+    refs: HashMap<PathBuf, (References, Option<PathBuf>)>,
+}
+
+impl Plan {
+    /// Plan the builds of the kustomizations in `dirs`; `read` gives a
+    /// folder's parsed kustomization (`None` when it has none or it does not
+    /// parse). Folders they include are read too, so that a base outside
+    /// `dirs` still counts as included.
+    pub fn new(
+        dirs: impl IntoIterator<Item = PathBuf>,
+        read: impl Fn(&Path) -> Option<Node>,
+    ) -> Plan {
+        let mut plan = Plan::default();
+        let given: BTreeSet<PathBuf> = dirs.into_iter().map(|d| normalise(&d)).collect();
+        let mut queue: Vec<PathBuf> = given.iter().cloned().collect();
+        let mut seen: BTreeSet<PathBuf> = given.clone();
+        let mut included_dirs: BTreeSet<PathBuf> = BTreeSet::new();
+        while let Some(dir) = queue.pop() {
+            let Some(doc) = read(&dir) else { continue };
+            let refs = references(&dir, &doc);
+            let own = kustomization_in(&dir).map(|f| normalise(&f));
+            if let Some(f) = &own {
+                plan.included.insert(f.clone());
+            }
+            for d in &refs.dirs {
+                included_dirs.insert(d.clone());
+                if seen.insert(d.clone()) {
+                    queue.push(d.clone());
+                }
+            }
+            plan.included.extend(refs.files.iter().cloned());
+            plan.refs.insert(dir, (refs, own));
+        }
+        plan.roots = given
+            .into_iter()
+            .filter(|d| plan.refs.contains_key(d) && !included_dirs.contains(d))
+            .collect();
+        plan
+    }
+
+    pub fn includes(&self, file: &Path) -> bool {
+        self.included.contains(&normalise(file))
+    }
+
+    /// The build roots whose build reads `file` (a base manifest, a patch),
+    /// directly or through the folders they include.
+    pub fn roots_including(&self, file: &Path) -> Vec<PathBuf> {
+        let file = normalise(file);
+        self.roots
+            .iter()
+            .filter(|root| {
+                let mut stack = vec![(*root).clone()];
+                let mut seen = BTreeSet::new();
+                while let Some(d) = stack.pop() {
+                    if !seen.insert(d.clone()) {
+                        continue;
+                    }
+                    if let Some((r, own)) = self.refs.get(&d) {
+                        if own.as_ref() == Some(&file) || r.files.contains(&file) {
+                            return true;
+                        }
+                        stack.extend(r.dirs.iter().cloned());
+                    }
+                }
+                false
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+/// One object of the build.
+#[derive(Clone, Debug)]
+struct Res {
+    obj: Value,
+    /// `metadata.name` as the resource file wrote it: patches may name either.
+    original_name: Option<String>,
+    /// A transformer fplint does not model may have changed it.
+    opaque: bool,
+}
+
+impl Res {
+    fn kind(&self) -> Option<&str> {
+        self.obj.get("kind").and_then(Value::as_str)
+    }
+
+    fn name(&self) -> Option<&str> {
+        self.obj
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+    }
+
+    fn labels(&self) -> Vec<(&str, &str)> {
+        match self
+            .obj
+            .get("metadata")
+            .and_then(|m| m.get("labels"))
+            .map(|l| &l.kind)
+        {
+            Some(ValueKind::Map(e)) => e
+                .iter()
+                .filter_map(|(k, v)| Some((k.name.as_str(), v.as_str()?)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+struct Builder<'a> {
+    sources: &'a Sources,
+    limits: Limits,
+    diagnostics: Vec<Diagnostic>,
+    /// Folders being built, to stop at a cycle.
+    stack: Vec<PathBuf>,
+    /// Every folder the build read, to name the variant.
+    visited: BTreeSet<PathBuf>,
+    /// The root's kustomization, for the variant.
+    root_loc: Option<Loc>,
+    /// Kustomizations built so far (see [`MAX_BUILT`]).
+    built: usize,
+}
+
+/// Build the kustomization in `root` and model what it deploys.
+pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
+    let root = normalise(root);
+    let mut b = Builder {
+        sources,
+        limits,
+        diagnostics: Vec::new(),
+        stack: Vec::new(),
+        visited: BTreeSet::new(),
+        root_loc: None,
+        built: 0,
+    };
+    let mut resources = Vec::new();
+    b.accumulate(&root, false, &mut resources);
+    let mut out = UnitOutput {
+        diagnostics: std::mem::take(&mut b.diagnostics),
+        ..UnitOutput::default()
+    };
+    let variant = b.root_loc.clone().map(|loc| Variant {
+        name: variant_name(&root, &b.visited),
+        loc,
+    });
+    for r in resources {
+        let before = out.workloads.len();
+        kubernetes::load_object(&r.obj, "", &mut out);
+        for w in &mut out.workloads[before..] {
+            w.variant = variant.clone();
+            if r.opaque {
+                make_unknown(w);
+            }
+        }
+    }
+    out
+}
+
+/// The root relative to the folder all its parts share: `overlays/prod`.
+fn variant_name(root: &Path, visited: &BTreeSet<PathBuf>) -> String {
+    let mut common: Vec<Component> = root.components().collect();
+    for d in visited {
+        let n = common
+            .iter()
+            .zip(d.components())
+            .take_while(|(a, b)| *a == b)
+            .count();
+        common.truncate(n);
+    }
+    let rel: PathBuf = root.components().skip(common.len()).collect();
+    let name = if rel.as_os_str().is_empty() {
+        root.file_name()
+            .map_or_else(|| root.to_path_buf(), PathBuf::from)
+    } else {
+        rel
+    };
+    name.to_string_lossy().replace('\\', "/")
+}
+
+/// A transformer fplint does not model ran over the workload: what it
+/// schedules by is unknown.
+fn make_unknown(w: &mut Workload) {
+    w.namespace.value = Known::Unknown;
+    let p = &mut w.pod;
+    p.labels = Known::Unknown;
+    p.annotations = Known::Unknown;
+    p.tolerations = Known::Unknown;
+    p.node_selector = Known::Unknown;
+    p.containers = Known::Unknown;
+    p.init_containers = Known::Unknown;
+    p.host_path_volumes.clear();
+    for h in p.host_network.iter_mut() {
+        h.value = Known::Unknown;
+    }
+    for s in p.scheduler_name.iter_mut() {
+        s.value = Known::Unknown;
+    }
+}
+
+impl Builder<'_> {
+    fn load(&mut self, path: &Path) -> Option<std::sync::Arc<SourceFile>> {
+        // A file that cannot be read (outside the tree, missing) leaves what
+        // it holds unknown; kustomize itself would stop.
+        self.sources.load(path).ok()
+    }
+
+    /// Parse a file's documents; a syntax error is reported as FP000.
+    fn documents(&mut self, file: &SourceFile) -> Vec<Node> {
+        let parsed = if file.path.ends_with(".json") {
+            tree::json::parse(&file.text, file.id, self.limits)
+        } else {
+            tree::yaml::parse(&file.text, file.id, self.limits)
+        };
+        if let Some(err) = parsed.error {
+            self.diagnostics.push(
+                Diagnostic::parse_error(err.message, err.span)
+                    .with_label("here")
+                    .with_help(
+                        "fix the syntax error; fplint checks the rest of the file once it parses",
+                    ),
+            );
+        }
+        parsed.documents
+    }
+
+    /// Build `dir`'s kustomization into `acc`: its resources, its
+    /// components, then its transformers over all of them. A component
+    /// works on the resources of the kustomization that lists it.
+    fn accumulate(&mut self, dir: &Path, component: bool, acc: &mut Vec<Res>) {
+        if self.stack.len() >= MAX_DEPTH || self.stack.iter().any(|d| d == dir) {
+            return;
+        }
+        self.built += 1;
+        if self.built == MAX_BUILT + 1 {
+            if let Some(loc) = &self.root_loc {
+                self.diagnostics.push(
+                    Diagnostic::parse_error(
+                        format!("this build includes over {MAX_BUILT} kustomizations; the rest are not built"),
+                        loc.span,
+                    )
+                    .with_label("build stopped")
+                    .with_help("include each base once; fplint checks what it built"),
+                );
+            }
+        }
+        if self.built > MAX_BUILT {
+            return;
+        }
+        let Some(kfile) = kustomization_in(dir).and_then(|p| self.load(&normalise(&p))) else {
+            return;
+        };
+        let Some(doc) = self.documents(&kfile).into_iter().next() else {
+            return;
+        };
+        self.visited.insert(dir.to_path_buf());
+        if self.root_loc.is_none() {
+            let at = doc
+                .as_map()
+                .and_then(|e| e.first())
+                .map_or(doc.span, |e| e.key.span);
+            self.root_loc = Some(Loc::new(at, ""));
+        }
+        self.stack.push(dir.to_path_buf());
+        let k = Kustomization {
+            file: kfile,
+            doc,
+            dir: dir.to_path_buf(),
+        };
+        let mut own: Vec<Res> = if component {
+            std::mem::take(acc)
+        } else {
+            Vec::new()
+        };
+        for key in ["resources", "bases"] {
+            for item in k.seq(key) {
+                let Some(r) = item.as_str() else { continue };
+                if is_remote(r) {
+                    continue;
+                }
+                let p = normalise(&dir.join(r));
+                if p.is_dir() {
+                    self.accumulate(&p, false, &mut own);
+                } else if let Some(f) = self.load(&p) {
+                    self.visited
+                        .insert(p.parent().map(Path::to_path_buf).unwrap_or_default());
+                    for d in self.documents(&f) {
+                        own.extend(objects(Value::from_node(&d)));
+                    }
+                }
+            }
+        }
+        for item in k.seq("components") {
+            if let Some(r) = item.as_str().filter(|r| !is_remote(r)) {
+                let p = normalise(&dir.join(r));
+                self.accumulate(&p, true, &mut own);
+            }
+        }
+        self.transform(&k, &mut own);
+        self.stack.pop();
+        acc.append(&mut own);
+    }
+
+    fn transform(&mut self, k: &Kustomization, res: &mut [Res]) {
+        // Transformers fplint does not model could change anything.
+        let unmodelled = ["transformers", "replacements", "configurations"]
+            .iter()
+            .any(|key| !k.seq(key).is_empty());
+        if unmodelled {
+            res.iter_mut().for_each(|r| r.opaque = true);
+        }
+        for item in k.seq("patchesStrategicMerge") {
+            for patch in self.patch_documents(k, item) {
+                self.strategic_merge(res, &patch, None);
+            }
+        }
+        for item in k.seq("patches") {
+            let target = item.get("target");
+            let content = match (item.get("path"), item.get("patch")) {
+                (Some(p), _) => p
+                    .as_str()
+                    .map_or_else(Vec::new, |p| self.file_documents(&k.dir.join(p))),
+                (None, Some(inline)) => embedded(&k.file, inline, self.limits),
+                (None, None) => Vec::new(),
+            };
+            for patch in content {
+                if patch.as_list().is_some() {
+                    // A JSON patch needs a target; kustomize rejects one without.
+                    if let Some(t) = target {
+                        self.json_patch(res, t, &patch);
+                    }
+                } else {
+                    self.strategic_merge(res, &patch, target);
+                }
+            }
+        }
+        if let Some(ns) = k.doc.get("namespace").filter(|n| !n.is_null()) {
+            let v = Value::from_node(ns);
+            for r in res.iter_mut() {
+                if !cluster_scoped(r.kind().unwrap_or("")) {
+                    set_path(&mut r.obj, &["metadata", "namespace"], v.clone(), None);
+                }
+            }
+        }
+        let prefix = k.doc.get("namePrefix").and_then(Node::as_str).unwrap_or("");
+        let suffix = k.doc.get("nameSuffix").and_then(Node::as_str).unwrap_or("");
+        if !prefix.is_empty() || !suffix.is_empty() {
+            for r in res.iter_mut() {
+                if let Some(n) = r
+                    .obj
+                    .get_mut_path(&["metadata", "name"])
+                    .filter(|n| n.as_str().is_some())
+                {
+                    let new = format!("{prefix}{}{suffix}", n.as_str().unwrap_or(""));
+                    n.kind = ValueKind::String(new);
+                }
+            }
+        }
+        for item in k.seq("labels") {
+            let Some(pairs) = item.get("pairs") else {
+                continue;
+            };
+            let templates = [item.get("includeSelectors"), item.get("includeTemplates")]
+                .iter()
+                .any(|f| f.and_then(Node::as_bool) == Some(true));
+            if item.get("fields").is_some() {
+                res.iter_mut().for_each(|r| r.opaque = true);
+            }
+            add_pairs(res, pairs, "labels", templates);
+        }
+        if let Some(pairs) = k.doc.get("commonLabels") {
+            add_pairs(res, pairs, "labels", true);
+        }
+        if let Some(pairs) = k.doc.get("commonAnnotations") {
+            add_pairs(res, pairs, "annotations", true);
+        }
+        for item in k.seq("patchesJson6902") {
+            let Some(target) = item.get("target") else {
+                continue;
+            };
+            let content = match (item.get("path"), item.get("patch")) {
+                (Some(p), _) => p
+                    .as_str()
+                    .map_or_else(Vec::new, |p| self.file_documents(&k.dir.join(p))),
+                (None, Some(inline)) => embedded(&k.file, inline, self.limits),
+                (None, None) => Vec::new(),
+            };
+            for patch in content {
+                self.json_patch(res, target, &patch);
+            }
+        }
+    }
+
+    fn file_documents(&mut self, path: &Path) -> Vec<Value> {
+        let Some(f) = self.load(&normalise(path)) else {
+            return Vec::new();
+        };
+        self.documents(&f).iter().map(Value::from_node).collect()
+    }
+
+    /// A `patchesStrategicMerge` entry: a file, or the patch written inline.
+    fn patch_documents(&mut self, k: &Kustomization, item: &Node) -> Vec<Value> {
+        match item.as_str() {
+            Some(s) if s.contains('\n') || s.contains(": ") => embedded(&k.file, item, self.limits),
+            Some(s) => self.file_documents(&k.dir.join(s)),
+            None => Vec::new(),
+        }
+    }
+
+    /// Apply a strategic-merge patch to its targets: the resources `target`
+    /// selects, or the one the patch names by kind and name.
+    fn strategic_merge(&mut self, res: &mut [Res], patch: &Value, target: Option<&Node>) {
+        let selected: Vec<usize> = match target {
+            Some(t) => select(res, t),
+            None => {
+                let kind = patch.get("kind").and_then(Value::as_str);
+                let name = patch
+                    .get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str);
+                let (Some(kind), Some(name)) = (kind, name) else {
+                    return;
+                };
+                res.iter()
+                    .enumerate()
+                    .filter(|(_, r)| {
+                        r.kind() == Some(kind)
+                            && (r.name() == Some(name) || r.original_name.as_deref() == Some(name))
+                    })
+                    .map(|(i, _)| i)
+                    .collect()
+            }
+        };
+        for i in selected {
+            let Some(r) = res.get_mut(i) else { continue };
+            let mut p = patch.clone();
+            // The patch's identity is the target's, not a change to it.
+            if let Some(m) = p.get_mut_path(&["metadata"]) {
+                if let ValueKind::Map(e) = &mut m.kind {
+                    e.retain(|(k, _)| k.name != "name" && k.name != "namespace");
+                }
+            }
+            if let ValueKind::Map(e) = &mut p.kind {
+                e.retain(|(k, _)| k.name != "apiVersion" && k.name != "kind");
+            }
+            if merge(&mut r.obj, &p, "").is_err() {
+                r.opaque = true;
+            }
+        }
+    }
+
+    fn json_patch(&mut self, res: &mut [Res], target: &Node, ops: &Value) {
+        let Some(ops) = ops.as_list() else { return };
+        for i in select(res, target) {
+            let Some(r) = res.get_mut(i) else { continue };
+            for op in ops {
+                if apply_op(&mut r.obj, op).is_err() {
+                    r.opaque = true;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+struct Kustomization {
+    file: std::sync::Arc<SourceFile>,
+    doc: Node,
+    dir: PathBuf,
+}
+
+impl Kustomization {
+    fn seq(&self, key: &str) -> &[Node] {
+        self.doc.get(key).and_then(Node::as_seq).unwrap_or_default()
+    }
+}
+
+/// The objects of one document: itself, or the items of a `List`.
+fn objects(v: Value) -> Vec<Res> {
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind.ends_with("List") {
+        return match v.kind {
+            ValueKind::Map(entries) => entries
+                .into_iter()
+                .filter(|(k, _)| k.name == "items")
+                .flat_map(|(_, items)| match items.kind {
+                    ValueKind::List(items) => items.into_iter().flat_map(objects).collect(),
+                    _ => Vec::new(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+    }
+    if kind.is_empty() {
+        return Vec::new();
+    }
+    let original_name = v
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    vec![Res {
+        obj: v,
+        original_name,
+        opaque: false,
+    }]
+}
+
+fn cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Namespace"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "CustomResourceDefinition"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "PriorityClass"
+            | "MutatingWebhookConfiguration"
+            | "ValidatingWebhookConfiguration"
+            | "APIService"
+            | "IngressClass"
+            | "RuntimeClass"
+    )
+}
+
+/// Where each workload kind keeps its pod template (kustomize's field specs
+/// for template labels and annotations).
+fn template_path(kind: &str) -> Option<&'static [&'static str]> {
+    match kind {
+        "Deployment"
+        | "ReplicaSet"
+        | "DaemonSet"
+        | "StatefulSet"
+        | "Job"
+        | "ReplicationController" => Some(&["spec", "template", "metadata"]),
+        "CronJob" => Some(&["spec", "jobTemplate", "spec", "template", "metadata"]),
+        _ => None,
+    }
+}
+
+/// `commonLabels`, `labels[].pairs` or `commonAnnotations`: onto each
+/// object's metadata, and onto pod templates when `templates`. Each value
+/// keeps the span where the kustomization wrote it.
+fn add_pairs(res: &mut [Res], pairs: &Node, field: &str, templates: bool) {
+    let Some(entries) = pairs.as_map() else {
+        // Not a mapping (a templated value): the labels are unknown.
+        res.iter_mut().for_each(|r| r.opaque = true);
+        return;
+    };
+    for r in res.iter_mut() {
+        let mut at: Vec<Vec<&str>> = vec![vec!["metadata", field]];
+        if templates {
+            if let Some(t) = r.kind().and_then(template_path) {
+                let mut p = t.to_vec();
+                p.push(field);
+                at.push(p);
+            }
+        }
+        for path in at {
+            for e in entries {
+                let Some(name) = e.key.scalar() else { continue };
+                let mut p = path.clone();
+                p.push(name);
+                // The key and the value together, as a written label is.
+                let mut v = Value::from_node(&e.value);
+                if !matches!(v.kind, ValueKind::String(_)) {
+                    v.kind = match v.kind {
+                        ValueKind::Number(n) => ValueKind::String(n),
+                        ValueKind::Bool(b) => ValueKind::String(b.to_string()),
+                        ValueKind::Null => ValueKind::String(String::new()),
+                        other => other,
+                    };
+                }
+                set_path(&mut r.obj, &p, v, Some(e.key.span));
+            }
+        }
+    }
+}
+
+/// Set `path` in `obj`, creating maps on the way.
+fn set_path(obj: &mut Value, path: &[&str], v: Value, key_span: Option<Span>) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = obj;
+    for p in parents {
+        if !matches!(cur.kind, ValueKind::Map(_)) {
+            if matches!(cur.kind, ValueKind::Null) {
+                cur.kind = ValueKind::Map(Vec::new());
+            } else {
+                return;
+            }
+        }
+        let ValueKind::Map(entries) = &mut cur.kind else {
+            return;
+        };
+        let i = match entries.iter().position(|(k, _)| k.name == *p) {
+            Some(i) => i,
+            None => {
+                entries.push((
+                    MapKey {
+                        name: (*p).to_string(),
+                        span: None,
+                    },
+                    Value::new(ValueKind::Map(Vec::new()), v.span),
+                ));
+                entries.len() - 1
+            }
+        };
+        cur = &mut entries[i].1;
+    }
+    if matches!(cur.kind, ValueKind::Null) {
+        cur.kind = ValueKind::Map(Vec::new());
+    }
+    let ValueKind::Map(entries) = &mut cur.kind else {
+        return;
+    };
+    let key = MapKey {
+        name: (*last).to_string(),
+        span: key_span.or(v.span),
+    };
+    match entries.iter_mut().find(|(k, _)| k.name == *last) {
+        Some(slot) => *slot = (key, v),
+        None => entries.push((key, v)),
+    }
+}
+
+trait GetMut {
+    fn get_mut_path(&mut self, path: &[&str]) -> Option<&mut Value>;
+}
+
+impl GetMut for Value {
+    fn get_mut_path(&mut self, path: &[&str]) -> Option<&mut Value> {
+        let mut cur = self;
+        for p in path {
+            let ValueKind::Map(entries) = &mut cur.kind else {
+                return None;
+            };
+            cur = &mut entries.iter_mut().rev().find(|(k, _)| k.name == *p)?.1;
+        }
+        Some(cur)
+    }
+}
+
+/// The resources a patch `target` selects: kind, name and namespace as
+/// anchored patterns, labels by equality. A pattern fplint cannot evaluate
+/// makes every resource it might select opaque rather than guessed.
+fn select(res: &mut [Res], target: &Node) -> Vec<usize> {
+    let field = |k: &str| target.get(k).and_then(Node::as_str);
+    let (kind, name, ns) = (field("kind"), field("name"), field("namespace"));
+    let labels: Option<Vec<(&str, &str)>> = field("labelSelector").map(|s| {
+        s.split(',')
+            .filter_map(|p| {
+                let (k, v) = p.split_once('=')?;
+                Some((k.trim(), v.trim().trim_start_matches('=')))
+            })
+            .collect()
+    });
+    let complex_labels = field("labelSelector")
+        .is_some_and(|s| s.split(',').any(|p| !p.contains('=') || p.contains("!=")))
+        || target.get("annotationSelector").is_some();
+    let mut out = Vec::new();
+    for (i, r) in res.iter_mut().enumerate() {
+        let ns_of = r
+            .obj
+            .get("metadata")
+            .and_then(|m| m.get("namespace"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let checks = [
+            pattern(kind, r.kind()),
+            match name {
+                None => Known::Known(true),
+                Some(_) => match (
+                    pattern(name, r.name()),
+                    pattern(name, r.original_name.as_deref()),
+                ) {
+                    (Known::Known(true), _) | (_, Known::Known(true)) => Known::Known(true),
+                    (Known::Known(false), Known::Known(false)) => Known::Known(false),
+                    _ => Known::Unknown,
+                },
+            },
+            pattern(ns, ns_of.as_deref()),
+            match &labels {
+                None => Known::Known(true),
+                Some(_) if complex_labels => Known::Unknown,
+                Some(want) => {
+                    let have = r.labels();
+                    Known::Known(want.iter().all(|w| have.contains(w)))
+                }
+            },
+        ];
+        if checks.contains(&Known::Known(false)) {
+            continue;
+        }
+        if checks.contains(&Known::Unknown) {
+            r.opaque = true;
+            continue;
+        }
+        out.push(i);
+    }
+    out
+}
+
+/// kustomize's anchored regular expression against a value: literal text
+/// and `.*` are evaluated, anything else is unknown.
+fn pattern(p: Option<&str>, v: Option<&str>) -> Known<bool> {
+    let Some(p) = p.filter(|p| !p.is_empty()) else {
+        return Known::Known(true);
+    };
+    let Some(v) = v else {
+        return Known::Known(false);
+    };
+    if p == ".*" {
+        return Known::Known(true);
+    }
+    if !p.chars().any(|c| "\\^$.|?*+()[]{}".contains(c)) {
+        return Known::Known(p == v);
+    }
+    Known::Unknown
+}
+
+/// A patch written in the kustomization: a block scalar is parsed where it
+/// stands, so its values keep their own lines; other strings point at the
+/// whole string.
+fn embedded(file: &SourceFile, node: &Node, limits: Limits) -> Vec<Value> {
+    let Some(s) = node.as_str() else {
+        return Vec::new();
+    };
+    if node.style() == Some(ScalarStyle::Block)
+        && node.span.file == file.id
+        && !file.text.is_empty()
+    {
+        let (start, end) = (node.span.start as usize, node.span.end as usize);
+        // The span starts at the `|` indicator or at the first line of text.
+        let body = match file.text.get(start..end) {
+            Some(t) if t.starts_with(['|', '>']) => t.find('\n').map(|n| start + n),
+            Some(_) => Some(start),
+            None => None,
+        };
+        if let Some(body) = body {
+            // Everything outside the block blanked, lines kept: offsets in
+            // the parse are offsets in the file.
+            let masked: String = file
+                .text
+                .char_indices()
+                .flat_map(|(i, c)| {
+                    let keep = (body..end).contains(&i);
+                    let fill = if c == '\n' { '\n' } else { ' ' };
+                    let n = if keep { 1 } else { c.len_utf8() };
+                    std::iter::repeat_n(if keep { c } else { fill }, n)
+                })
+                .collect();
+            let parsed = tree::yaml::parse(&masked, file.id, limits);
+            if parsed.error.is_none() {
+                return parsed.documents.iter().map(Value::from_node).collect();
+            }
+        }
+    }
+    let parsed = tree::yaml::parse(s, file.id, limits);
+    if parsed.error.is_some() {
+        return Vec::new();
+    }
+    parsed
+        .documents
+        .iter()
+        .map(|d| {
+            let mut v = Value::from_node(d);
+            respan(&mut v, node.span);
+            v
+        })
+        .collect()
+}
+
+fn respan(v: &mut Value, span: Span) {
+    v.span = Some(span);
+    match &mut v.kind {
+        ValueKind::List(items) => items.iter_mut().for_each(|i| respan(i, span)),
+        ValueKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+            k.span = Some(span);
+            respan(v, span);
+        }),
+        _ => {}
+    }
+}
+
+/// A patch fplint cannot apply as kustomize would: the target is unknown.
+#[derive(Debug)]
+struct Unapplied;
+
+/// List fields whose items Kubernetes' strategic merge matches by a key;
+/// other lists (tolerations among them) are replaced whole.
+fn merge_key(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
+        | "imagePullSecrets"
+        | "resourceClaims" => "name",
+        "ports" => "containerPort",
+        "volumeMounts" | "volumeDevices" => "mountPath",
+        "hostAliases" => "ip",
+        "topologySpreadConstraints" => "topologyKey",
+        _ => return None,
+    })
+}
+
+fn directive(v: &Value) -> Option<&str> {
+    v.get("$patch").and_then(Value::as_str)
+}
+
+/// Strategic merge of `patch` into `base` (`field` is the key `base` sits under).
+fn merge(base: &mut Value, patch: &Value, field: &str) -> Result<(), Unapplied> {
+    match (&mut base.kind, &patch.kind) {
+        (ValueKind::Map(entries), ValueKind::Map(pentries)) => {
+            match directive(patch) {
+                Some("replace") => {
+                    *base = strip_directives(patch);
+                    return Ok(());
+                }
+                Some(_) => return Err(Unapplied),
+                None => {}
+            }
+            for (k, pv) in pentries {
+                if k.name.starts_with("$setElementOrder/") {
+                    continue;
+                }
+                if k.name.starts_with('$') {
+                    return Err(Unapplied);
+                }
+                let pos = entries.iter().position(|(bk, _)| bk.name == k.name);
+                match (pos, &pv.kind) {
+                    (Some(i), ValueKind::Null) => {
+                        entries.remove(i);
+                    }
+                    (None, ValueKind::Null) => {}
+                    (Some(i), _) => {
+                        let slot = &mut entries[i];
+                        let both_maps = matches!(
+                            (&slot.1.kind, &pv.kind),
+                            (ValueKind::Map(_), ValueKind::Map(_))
+                        );
+                        let both_lists = matches!(
+                            (&slot.1.kind, &pv.kind),
+                            (ValueKind::List(_), ValueKind::List(_))
+                        );
+                        if both_maps || (both_lists && merge_key(&k.name).is_some()) {
+                            merge(&mut slot.1, pv, &k.name)?;
+                        } else {
+                            *slot = (k.clone(), strip_directives(pv));
+                        }
+                    }
+                    (None, _) => entries.push((k.clone(), strip_directives(pv))),
+                }
+            }
+            Ok(())
+        }
+        (ValueKind::List(items), ValueKind::List(pitems)) => {
+            let Some(key) = merge_key(field) else {
+                *base = strip_directives(patch);
+                return Ok(());
+            };
+            if pitems.iter().any(|p| directive(p) == Some("replace")) {
+                let kept: Vec<Value> = pitems
+                    .iter()
+                    .filter(|p| directive(p).is_none())
+                    .map(strip_directives)
+                    .collect();
+                base.kind = ValueKind::List(kept);
+                return Ok(());
+            }
+            for p in pitems {
+                let Some(id) = p.get(key).map(|v| v.as_str().map(str::to_string)) else {
+                    return Err(Unapplied);
+                };
+                let pos = items
+                    .iter()
+                    .position(|b| b.get(key).and_then(Value::as_str).map(str::to_string) == id);
+                match (pos, directive(p)) {
+                    (Some(i), Some("delete")) => {
+                        items.remove(i);
+                    }
+                    (None, Some("delete")) => {}
+                    (_, Some(_)) => return Err(Unapplied),
+                    (Some(i), None) => merge(&mut items[i], p, "")?,
+                    (None, None) => items.push(strip_directives(p)),
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            *base = strip_directives(patch);
+            Ok(())
+        }
+    }
+}
+
+fn strip_directives(v: &Value) -> Value {
+    let mut v = v.clone();
+    fn go(v: &mut Value) {
+        match &mut v.kind {
+            ValueKind::Map(e) => {
+                e.retain(|(k, _)| !k.name.starts_with('$'));
+                e.iter_mut().for_each(|(_, v)| go(v));
+            }
+            ValueKind::List(items) => items.iter_mut().for_each(go),
+            _ => {}
+        }
+    }
+    go(&mut v);
+    v
+}
+
+/// One JSON patch (RFC 6902) operation.
+fn apply_op(obj: &mut Value, op: &Value) -> Result<(), Unapplied> {
+    let name = op.get("op").and_then(Value::as_str).ok_or(Unapplied)?;
+    let path = pointer(op.get("path").and_then(Value::as_str).ok_or(Unapplied)?)?;
+    match name {
+        "add" => add(obj, &path, op.get("value").ok_or(Unapplied)?.clone()),
+        "replace" => {
+            let slot = lookup(obj, &path).ok_or(Unapplied)?;
+            *slot = op.get("value").ok_or(Unapplied)?.clone();
+            Ok(())
+        }
+        "remove" => remove(obj, &path).map(|_| ()),
+        "copy" | "move" => {
+            let from = pointer(op.get("from").and_then(Value::as_str).ok_or(Unapplied)?)?;
+            let v = if name == "move" {
+                remove(obj, &from)?
+            } else {
+                lookup(obj, &from).ok_or(Unapplied)?.clone()
+            };
+            add(obj, &path, v)
+        }
+        "test" => {
+            let here = lookup(obj, &path).ok_or(Unapplied)?;
+            let (mut a, mut b) = (here.clone(), op.get("value").ok_or(Unapplied)?.clone());
+            respan(&mut a, Span::default());
+            respan(&mut b, Span::default());
+            if a == b {
+                Ok(())
+            } else {
+                Err(Unapplied)
+            }
+        }
+        _ => Err(Unapplied),
+    }
+}
+
+fn pointer(p: &str) -> Result<Vec<String>, Unapplied> {
+    if p.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rest = p.strip_prefix('/').ok_or(Unapplied)?;
+    Ok(rest
+        .split('/')
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect())
+}
+
+fn lookup<'a>(mut cur: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
+    for p in path {
+        cur = match &mut cur.kind {
+            ValueKind::Map(e) => &mut e.iter_mut().rev().find(|(k, _)| k.name == *p)?.1,
+            ValueKind::List(items) => items.get_mut(p.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn add(obj: &mut Value, path: &[String], v: Value) -> Result<(), Unapplied> {
+    let Some((last, parent)) = path.split_last() else {
+        *obj = v;
+        return Ok(());
+    };
+    let parent = lookup(obj, parent).ok_or(Unapplied)?;
+    match &mut parent.kind {
+        ValueKind::Map(e) => {
+            let key = MapKey {
+                name: last.clone(),
+                span: v.span,
+            };
+            match e.iter_mut().find(|(k, _)| k.name == *last) {
+                Some(slot) => *slot = (key, v),
+                None => e.push((key, v)),
+            }
+            Ok(())
+        }
+        ValueKind::List(items) => {
+            if last == "-" {
+                items.push(v);
+                return Ok(());
+            }
+            let i = last.parse::<usize>().map_err(|_| Unapplied)?;
+            if i > items.len() {
+                return Err(Unapplied);
+            }
+            items.insert(i, v);
+            Ok(())
+        }
+        _ => Err(Unapplied),
+    }
+}
+
+fn remove(obj: &mut Value, path: &[String]) -> Result<Value, Unapplied> {
+    let (last, parent) = path.split_last().ok_or(Unapplied)?;
+    let parent = lookup(obj, parent).ok_or(Unapplied)?;
+    match &mut parent.kind {
+        ValueKind::Map(e) => {
+            let i = e
+                .iter()
+                .position(|(k, _)| k.name == *last)
+                .ok_or(Unapplied)?;
+            Ok(e.remove(i).1)
+        }
+        ValueKind::List(items) => {
+            let i = last.parse::<usize>().map_err(|_| Unapplied)?;
+            if i >= items.len() {
+                return Err(Unapplied);
+            }
+            Ok(items.remove(i))
+        }
+        _ => Err(Unapplied),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Workload;
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (name, text) in files {
+            let p = root.join(name);
+            if let Some(d) = p.parent() {
+                std::fs::create_dir_all(d).unwrap();
+            }
+            std::fs::write(p, text).unwrap();
+        }
+    }
+
+    fn built(files: &[(&str, &str)], root: &str) -> (Vec<Workload>, Sources, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), files);
+        let sources = Sources::new(vec![dir.path().to_path_buf()]);
+        let out = build(&dir.path().join(root), &sources, Limits::default());
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        (out.workloads, sources, dir)
+    }
+
+    /// `file:line` of a span, the file relative to the test folder.
+    fn at(sources: &Sources, span: Span) -> String {
+        let f = sources.get(span.file).unwrap();
+        let name = f.path.rsplit('/').take(2).collect::<Vec<_>>();
+        format!(
+            "{}/{}:{}",
+            name[1],
+            name[0],
+            f.line_col(span.start as usize).line
+        )
+    }
+
+    const BASE: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      tolerations: [{key: a, operator: Exists}]\n      nodeSelector: {zone: a}\n      containers:\n        - name: web\n          image: nginx\n        - name: log\n          image: busybox\n";
+
+    #[test]
+    fn strategic_merge_follows_kubernetes_list_rules() {
+        let patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      tolerations: [{key: b, operator: Exists}]\n      nodeSelector: {disk: ssd}\n      containers:\n        - name: web\n          resources:\n            requests: {cpu: 500m}\n        - name: log\n          $patch: delete\n        - name: proxy\n          image: envoy\n";
+        let (ws, sources, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\n"),
+                ("prod/patch.yaml", patch),
+                (
+                    "prod/kustomization.yaml",
+                    "resources: [../base]\nnamespace: prod\npatchesStrategicMerge: [patch.yaml]\n",
+                ),
+            ],
+            "prod",
+        );
+        assert_eq!(ws.len(), 1);
+        let w = &ws[0];
+        assert_eq!(w.namespace.known().map(String::as_str), Some("prod"));
+        assert_eq!(
+            at(&sources, w.namespace.loc.span),
+            "prod/kustomization.yaml:2"
+        );
+        assert_eq!(at(&sources, w.loc.span), "base/deploy.yaml:2");
+        let cs = w.pod.containers.known().unwrap();
+        let names: Vec<_> = cs
+            .iter()
+            .map(|c| c.name.known().unwrap().as_str())
+            .collect();
+        assert_eq!(names, ["web", "proxy"], "merged by name, deleted, appended");
+        assert_eq!(cs[0].requests.cpu, Known::Known(Some(500)));
+        assert_eq!(at(&sources, cs[0].loc.span), "base/deploy.yaml:13");
+        let req = cs[0].requests.loc.as_ref().unwrap().span;
+        assert_eq!(at(&sources, req), "prod/patch.yaml:13", "the patch set it");
+        // Tolerations have no merge key: the patch's list replaces the base's.
+        let tol = w.pod.tolerations.known().unwrap();
+        assert_eq!(tol.len(), 1);
+        assert_eq!(tol[0].key, Known::Known(Some("b".into())));
+        let sel: Vec<_> = w
+            .pod
+            .node_selector
+            .known()
+            .unwrap()
+            .iter()
+            .map(|p| p.key.as_str())
+            .collect();
+        assert_eq!(sel, ["zone", "disk"], "maps merge");
+        assert_eq!(w.variant.as_ref().unwrap().name, "prod");
+    }
+
+    #[test]
+    fn json_patches_are_seen_with_their_lines() {
+        let k = "resources:\n  - ../../base\npatches:\n  - target:\n      kind: Deployment\n      name: web\n    patch: |-\n      - op: add\n        path: /spec/template/spec/tolerations/-\n        value:\n          key: eks.amazonaws.com/compute-type\n          operator: Equal\n          value: fargate\n          effect: NoSchedule\n      - op: remove\n        path: /spec/template/spec/nodeSelector\n";
+        let (ws, sources, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\n"),
+                ("overlays/dev/kustomization.yaml", k),
+            ],
+            "overlays/dev",
+        );
+        let w = &ws[0];
+        let tol = w.pod.tolerations.known().unwrap();
+        assert_eq!(tol.len(), 2);
+        assert_eq!(
+            tol[1].tolerates("eks.amazonaws.com/compute-type", "fargate", "NoSchedule"),
+            Known::Known(true)
+        );
+        assert_eq!(at(&sources, tol[1].loc.span), "dev/kustomization.yaml:11");
+        assert_eq!(w.pod.node_selector.known().map(Vec::len), Some(0));
+        assert_eq!(w.variant.as_ref().unwrap().name, "overlays/dev");
+    }
+
+    #[test]
+    fn components_prefixes_and_original_names() {
+        let (ws, _s, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\nnamePrefix: shop-\n"),
+                (
+                    "comp/kustomization.yaml",
+                    "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {fargate: \"yes\"}\n",
+                ),
+                (
+                    "prod/kustomization.yaml",
+                    "resources: [../base]\ncomponents: [../comp]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {template: {spec: {schedulerName: custom}}}\n",
+                ),
+            ],
+            "prod",
+        );
+        let w = &ws[0];
+        assert_eq!(w.name.known().map(String::as_str), Some("shop-web"));
+        assert_eq!(
+            w.pod
+                .label("fargate")
+                .and_then(|l| l.value.known())
+                .map(String::as_str),
+            Some("yes")
+        );
+        assert_eq!(
+            w.pod
+                .scheduler_name
+                .as_ref()
+                .and_then(|s| s.known())
+                .map(String::as_str),
+            Some("custom"),
+            "a patch may name the resource as its file did"
+        );
+    }
+
+    #[test]
+    fn unmodelled_transformers_and_remote_resources_are_unknown() {
+        let (ws, _s, _d) = built(
+            &[
+                ("base/deploy.yaml", BASE),
+                (
+                    "base/kustomization.yaml",
+                    "resources:\n  - deploy.yaml\n  - https://example.com/shop/all.yaml\nnamespace: prod\ntransformers: [ns.yaml]\n",
+                ),
+                ("base/ns.yaml", "apiVersion: builtin\nkind: NamespaceTransformer\n"),
+            ],
+            "base",
+        );
+        assert_eq!(ws.len(), 1);
+        assert_eq!(ws[0].namespace.value, Known::Unknown);
+        assert!(!ws[0].pod.containers.is_known());
+    }
+
+    #[test]
+    fn plans_roots_and_what_they_include() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(
+            r,
+            &[
+                ("base/deploy.yaml", BASE),
+                ("base/kustomization.yaml", "resources: [deploy.yaml]\n"),
+                (
+                    "prod/kustomization.yaml",
+                    "resources: [../base]\npatches: [{path: p.yaml}]\n",
+                ),
+                ("dev/kustomization.yaml", "resources: [../base]\n"),
+                ("a/kustomization.yaml", "resources: [../b]\n"),
+                ("b/kustomization.yaml", "resources: [../a]\n"),
+            ],
+        );
+        let read = |d: &Path| {
+            let text = std::fs::read_to_string(kustomization_in(d)?).ok()?;
+            tree::yaml::parse(&text, crate::FileId(0), Limits::default())
+                .documents
+                .into_iter()
+                .next()
+        };
+        let dirs = ["base", "prod", "dev", "a", "b"].map(|d| r.join(d));
+        let plan = Plan::new(dirs, read);
+        assert_eq!(
+            plan.roots,
+            [r.join("dev"), r.join("prod")],
+            "a cycle has no root"
+        );
+        assert!(plan.includes(&r.join("prod/p.yaml")));
+        assert!(plan.includes(&r.join("prod/../base/deploy.yaml")));
+        assert!(!plan.includes(&r.join("README.yaml")));
+        assert_eq!(
+            plan.roots_including(&r.join("base/deploy.yaml")),
+            [r.join("dev"), r.join("prod")]
+        );
+        assert_eq!(
+            plan.roots_including(&r.join("prod/p.yaml")),
+            [r.join("prod")]
+        );
+        // A cycle ends.
+        let sources = Sources::new(vec![r.to_path_buf()]);
+        let out = build(&r.join("a"), &sources, Limits::default());
+        assert!(out.workloads.is_empty());
+    }
+
+    #[test]
+    fn a_diamond_of_includes_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        // Each level includes the next twice (through two folders).
+        let mut files = vec![(
+            "l30/a/kustomization.yaml".to_string(),
+            "resources: [d.yaml]\n".to_string(),
+        )];
+        files.push(("l30/a/d.yaml".into(), BASE.into()));
+        files.push((
+            "l30/b/kustomization.yaml".into(),
+            "resources: [../a]\n".into(),
+        ));
+        for l in (0..30).rev() {
+            let k = format!("resources: [../../l{}/a, ../../l{}/b]\n", l + 1, l + 1);
+            files.push((format!("l{l}/a/kustomization.yaml"), k.clone()));
+            files.push((format!("l{l}/b/kustomization.yaml"), k));
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        write(r, &refs);
+        let sources = Sources::new(vec![r.to_path_buf()]);
+        let t = std::time::Instant::now();
+        let out = build(&r.join("l0/a"), &sources, Limits::default());
+        assert!(t.elapsed() < std::time::Duration::from_secs(60));
+        assert_eq!(out.diagnostics.len(), 1, "{:?}", out.diagnostics);
+        assert!(out.diagnostics[0]
+            .message
+            .contains("over 2000 kustomizations"));
+    }
+}

@@ -1,0 +1,354 @@
+//! One cluster described in several places: two eksctl configs with the same
+//! `metadata.name` and `metadata.region` (a copy per pipeline), a profile-only
+//! eksctl file for `eksctl create fargateprofile`, a Terraform or
+//! CloudFormation profile that names a cluster defined elsewhere. Each unit
+//! is modelled alone; this joins them once every unit is in the project, so
+//! rules see one cluster and manifests can belong to it.
+
+use crate::model::{Capacity, Cluster, FargateProfile, Known, Project, Provisioner};
+use std::collections::HashMap;
+
+/// Join the clusters of `project` that describe the same cluster.
+pub fn join_clusters(project: &mut Project) {
+    let n = project.clusters.len();
+    // `into[i] = Some(j)`: cluster i is joined into cluster j (j < i or a
+    // defined cluster); decided first, applied in index order.
+    let mut into: Vec<Option<usize>> = vec![None; n];
+
+    // eksctl configs with the same name and region, definitions first.
+    let mut first_of: HashMap<(&str, &str, bool), usize> = HashMap::new();
+    for (i, c) in project.clusters.iter().enumerate() {
+        if c.provisioner != Provisioner::Eksctl {
+            continue;
+        }
+        let (Some(name), Some(region)) = (c.name.known(), region(c)) else {
+            continue;
+        };
+        match first_of.get(&(name.as_str(), region, c.defined)) {
+            Some(&j) if compatible(c, &project.clusters[j]) => into[i] = Some(j),
+            Some(_) => {}
+            None => {
+                first_of.insert((name.as_str(), region, c.defined), i);
+            }
+        }
+    }
+
+    // A cluster only referenced (a profile-only file, a profile resource
+    // naming a cluster by a literal) joins the one defined cluster of that
+    // name, when there is exactly one and the regions do not disagree.
+    let mut defined_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, c) in project.clusters.iter().enumerate() {
+        if c.defined && into[i].is_none() {
+            if let Some(name) = c.name.known() {
+                defined_by_name.entry(name.as_str()).or_default().push(i);
+            }
+        }
+    }
+    for (i, c) in project.clusters.iter().enumerate() {
+        if c.defined {
+            continue;
+        }
+        let Some(name) = c.name.known() else { continue };
+        let candidates: Vec<usize> = defined_by_name
+            .get(name.as_str())
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&j| match (region(c), region(&project.clusters[j])) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            })
+            .collect();
+        if let [j] = candidates.as_slice() {
+            if compatible(c, &project.clusters[*j]) {
+                into[i] = Some(*j);
+            }
+        }
+    }
+
+    if into.iter().all(Option::is_none) {
+        return;
+    }
+    // Follow chains (a fragment joined into a second fragment that itself
+    // joins a definition) to the cluster that stays.
+    let root = |mut i: usize| {
+        let mut steps = 0;
+        while let Some(j) = into[i] {
+            if steps > n {
+                break;
+            }
+            i = j;
+            steps += 1;
+        }
+        i
+    };
+    let targets: Vec<usize> = (0..n).map(root).collect();
+    let mut clusters: Vec<Option<Box<Cluster>>> = std::mem::take(&mut project.clusters)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut rekey: HashMap<String, String> = HashMap::new();
+    for i in 0..n {
+        let t = targets[i];
+        if t == i {
+            continue;
+        }
+        let Some(from) = clusters[i].take() else {
+            continue;
+        };
+        if let Some(Some(to)) = clusters.get_mut(t) {
+            if from.key != to.key {
+                rekey.insert(from.key.clone(), to.key.clone());
+            }
+            merge(to, *from);
+        }
+    }
+    project.clusters = clusters.into_iter().flatten().collect();
+    if !rekey.is_empty() {
+        let fix = |k: &mut Option<String>| {
+            if let Some(new) = k.as_ref().and_then(|old| rekey.get(old)) {
+                *k = Some(new.clone());
+            }
+        };
+        project
+            .workloads
+            .iter_mut()
+            .for_each(|w| fix(&mut w.cluster_key));
+        project
+            .aws_auth
+            .iter_mut()
+            .for_each(|a| fix(&mut a.cluster_key));
+        project
+            .pod_identities
+            .iter_mut()
+            .for_each(|a| fix(&mut a.cluster_key));
+    }
+    dedup_pod_identities(project);
+}
+
+/// Parts of one cluster never define a profile name twice, differently: two
+/// configs that do are alternatives (a broken and a fixed version), not one
+/// cluster described in two files.
+fn compatible(a: &Cluster, b: &Cluster) -> bool {
+    a.fargate_profiles.iter().all(|p| {
+        let Some(name) = p.name.known() else {
+            return true;
+        };
+        b.fargate_profiles
+            .iter()
+            .filter(|q| q.name.known() == Some(name))
+            .all(|q| {
+                let sig = profile_sig(p);
+                sig.is_some() && sig == profile_sig(q)
+            })
+    })
+}
+
+fn region(c: &Cluster) -> Option<&str> {
+    c.region.as_ref()?.known().map(String::as_str)
+}
+
+/// Move what `from` describes into `to`; identical copies count once.
+fn merge(to: &mut Cluster, mut from: Cluster) {
+    to.also_described_at.push(from.loc.clone());
+    to.also_described_at.append(&mut from.also_described_at);
+    to.capacity = match (&to.capacity, &from.capacity) {
+        (Capacity::Declared(_), _) => to.capacity.clone(),
+        (_, Capacity::Declared(_)) => from.capacity.clone(),
+        // What is only referenced says nothing about the cluster's capacity.
+        _ if !from.defined => to.capacity.clone(),
+        _ if !to.defined => from.capacity.clone(),
+        (Capacity::None, Capacity::None) => Capacity::None,
+        _ => Capacity::Unknown,
+    };
+    if from.defined && !to.defined {
+        to.loc = from.loc.clone();
+    }
+    to.defined |= from.defined;
+    to.profiles_incomplete |= from.profiles_incomplete;
+    if to.region.is_none() {
+        to.region = from.region.take();
+    }
+    if to.version.is_none() {
+        to.version = from.version.take();
+    }
+    if to.karpenter_version.is_none() {
+        to.karpenter_version = from.karpenter_version.take();
+    }
+    if !to.authentication_mode.is_known() {
+        to.authentication_mode = std::mem::take(&mut from.authentication_mode);
+    }
+    // Profile indices of `from` in `to`, for its execution roles.
+    let mut index = Vec::with_capacity(from.fargate_profiles.len());
+    for p in from.fargate_profiles {
+        let same = profile_sig(&p).and_then(|sig| {
+            to.fargate_profiles
+                .iter()
+                .position(|q| profile_sig(q).as_ref() == Some(&sig))
+        });
+        match same {
+            Some(k) => index.push(k),
+            None => {
+                index.push(to.fargate_profiles.len());
+                to.fargate_profiles.push(p);
+            }
+        }
+    }
+    for mut role in from.execution_roles {
+        for p in &mut role.profiles {
+            *p = index.get(*p).copied().unwrap_or(*p);
+        }
+        to.execution_roles.push(role);
+    }
+    for ng in from.node_groups {
+        let dup = ng.name.known().is_some_and(|n| {
+            to.node_groups
+                .iter()
+                .any(|o| o.name.known() == Some(n) && o.managed == ng.managed)
+        });
+        if !dup {
+            to.node_groups.push(ng);
+        }
+    }
+    for a in from.addons {
+        let dup = a
+            .name
+            .known()
+            .is_some_and(|n| to.addons.iter().any(|o| o.name.known() == Some(n)));
+        if !dup {
+            to.addons.push(a);
+        }
+    }
+    to.helm_releases.append(&mut from.helm_releases);
+}
+
+/// What a profile says, without where it says it; `None` when a part is
+/// unknown (two unknowns are never the same profile).
+fn profile_sig(p: &FargateProfile) -> Option<String> {
+    let mut s = format!("{}\u{0}", p.name.known()?);
+    for sel in p.selectors.known()? {
+        s.push_str(sel.namespace.known()?);
+        for (k, v) in sel.known_labels()? {
+            s.push_str(&format!("\u{1}{k}={v}"));
+        }
+        s.push('\u{2}');
+    }
+    for sub in p.subnets.known()? {
+        s.push_str(sub.id.known()?);
+        s.push('\u{3}');
+    }
+    if let Some(r) = &p.pod_execution_role {
+        s.push_str(r.known()?);
+    }
+    Some(s)
+}
+
+/// The same association written in two copies of one config counts once.
+fn dedup_pod_identities(project: &mut Project) {
+    let mut seen: HashMap<(String, String, String), crate::source::FileId> = HashMap::new();
+    project.pod_identities.retain(|a| {
+        let (Some(key), Known::Known(ns), Known::Known(sa)) = (
+            a.cluster_key.as_ref(),
+            &a.namespace.value,
+            &a.service_account.value,
+        ) else {
+            return true;
+        };
+        let id = (key.clone(), ns.clone(), sa.clone());
+        match seen.get(&id) {
+            Some(&file) => file == a.loc.span.file,
+            None => {
+                seen.insert(id, a.loc.span.file);
+                true
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::{absorb, load_document_file};
+    use crate::source::{FileId, SourceFile};
+    use crate::tree::Limits;
+
+    fn project(files: &[&str]) -> Project {
+        let mut p = Project::default();
+        for (i, text) in files.iter().enumerate() {
+            let f = SourceFile::new(FileId(i as u32), format!("f{i}.yaml"), *text);
+            absorb(&mut p, load_document_file(&f, Limits::default()));
+        }
+        join_clusters(&mut p);
+        p
+    }
+
+    const CLUSTER: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: prod, region: eu-west-1}\niam: {withOIDC: true}\nfargateProfiles:\n  - name: system\n    selectors: [{namespace: kube-system}]\n";
+    const PROFILES: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: prod, region: eu-west-1}\nfargateProfiles:\n  - name: apps\n    selectors: [{namespace: apps}]\n";
+
+    #[test]
+    fn identical_copies_are_one_cluster() {
+        let p = project(&[CLUSTER, CLUSTER]);
+        assert_eq!(p.clusters.len(), 1);
+        assert_eq!(p.clusters[0].fargate_profiles.len(), 1);
+        assert_eq!(p.clusters[0].capacity, Capacity::None);
+        assert_eq!(p.clusters[0].also_described_at.len(), 1);
+    }
+
+    #[test]
+    fn a_profile_only_file_joins_its_cluster() {
+        let p = project(&[PROFILES, CLUSTER]);
+        assert_eq!(p.clusters.len(), 1);
+        let c = &p.clusters[0];
+        assert!(c.defined);
+        assert_eq!(
+            c.loc.span.file,
+            FileId(1),
+            "the definition is the cluster's place"
+        );
+        assert_eq!(c.fargate_profiles.len(), 2);
+        assert_eq!(c.capacity, Capacity::None);
+    }
+
+    #[test]
+    fn a_profile_only_file_alone_stays_a_fragment() {
+        let p = project(&[PROFILES]);
+        assert_eq!(p.clusters.len(), 1);
+        assert!(!p.clusters[0].defined);
+    }
+
+    #[test]
+    fn other_regions_stay_apart() {
+        let other = CLUSTER.replace("eu-west-1", "us-east-1");
+        let p = project(&[CLUSTER, &other]);
+        assert_eq!(p.clusters.len(), 2);
+        let frag = PROFILES.replace("eu-west-1", "us-east-1");
+        let p = project(&[CLUSTER, &frag]);
+        assert_eq!(p.clusters.len(), 2, "a fragment for another region");
+    }
+
+    #[test]
+    fn alternative_versions_stay_apart() {
+        let fixed = CLUSTER.replace("kube-system}", "kube-system, labels: {a: b}}");
+        let p = project(&[CLUSTER, &fixed]);
+        assert_eq!(p.clusters.len(), 2, "one profile name, two meanings");
+    }
+
+    #[test]
+    fn node_groups_anywhere_give_capacity() {
+        let with_nodes = format!("{CLUSTER}managedNodeGroups: [{{name: ng}}]\n");
+        let p = project(&[CLUSTER, &with_nodes]);
+        assert_eq!(p.clusters.len(), 1);
+        assert!(matches!(p.clusters[0].capacity, Capacity::Declared(_)));
+    }
+
+    #[test]
+    fn a_cloudformation_profile_joins_by_literal_name() {
+        let cfn = "Resources:\n  Apps:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: prod\n      PodExecutionRoleArn: arn:aws:iam::111122223333:role/pods\n      Selectors: [{Namespace: apps}]\n";
+        let p = project(&[CLUSTER, cfn]);
+        assert_eq!(p.clusters.len(), 1);
+        assert_eq!(p.clusters[0].fargate_profiles.len(), 2);
+        let two = CLUSTER.replace("eu-west-1", "us-east-1");
+        let p = project(&[CLUSTER, &two, cfn]);
+        assert_eq!(p.clusters.len(), 3, "two clusters of that name: no join");
+    }
+}
