@@ -709,48 +709,52 @@ impl Builder {
                 }
             }
         }
-        let kind_of = |b: &Block, f: FileId| {
-            let src = ctx.eval_attr(&b.body, "source", f, &Vec::new());
-            let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
-            match eks_module::kind(&src) {
-                eks_module::Kind::Local(rel) => {
-                    eks_module::local_kind(&module.dir.join(&rel), &rel, &b.body, sources)
-                }
-                k => k,
-            }
-        };
+        // Each module call's kind, worked out once (a local source reads the folder).
+        let block_kinds: Vec<Option<eks_module::Kind>> = blocks
+            .iter()
+            .map(|(b, f)| {
+                (b.ident.as_str() == "module").then(|| {
+                    let src = ctx.eval_attr(&b.body, "source", *f, &Vec::new());
+                    let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+                    match eks_module::kind(&src) {
+                        eks_module::Kind::Local(rel) => {
+                            eks_module::local_kind(&module.dir.join(&rel), &rel, sources)
+                        }
+                        k => k,
+                    }
+                })
+            })
+            .collect();
+        let kind_at = |i: usize| block_kinds.get(i).cloned().flatten();
         // By name for references (the first block of a name wins, as
         // Terraform would reject a second one anyway).
         let mut kinds: HashMap<String, eks_module::Kind> = HashMap::new();
-        for (b, f) in &blocks {
+        for (i, (b, _)) in blocks.iter().enumerate() {
             if b.ident.as_str() == "module" {
-                if let Some(name) = label(b, 0) {
-                    if !kinds.contains_key(name) {
-                        let k = kind_of(b, *f);
-                        kinds.insert(name.to_string(), k);
-                    }
+                if let (Some(name), Some(k)) = (label(b, 0), kind_at(i)) {
+                    kinds.entry(name.to_string()).or_insert(k);
                 }
             }
         }
         self.graph.add_nodes(&blocks, prefix, &kinds, &decls);
 
         // Clusters first, so profiles in any file find theirs.
-        let defines_cluster = |b: &Block, f: FileId| match (b.ident.as_str(), label(b, 0)) {
+        let defines_cluster = |i: usize| match (blocks[i].0.ident.as_str(), label(blocks[i].0, 0)) {
             ("resource", Some(t)) => t == "aws_eks_cluster",
-            ("module", Some(_)) => kind_of(b, f) == eks_module::Kind::Root,
+            ("module", Some(_)) => kind_at(i) == Some(eks_module::Kind::Root),
             _ => false,
         };
-        let ordered = blocks
-            .iter()
-            .filter(|(b, f)| defines_cluster(b, *f))
-            .chain(blocks.iter().filter(|(b, f)| !defines_cluster(b, *f)));
-        for (b, file) in ordered {
+        let ordered = (0..blocks.len())
+            .filter(|i| defines_cluster(*i))
+            .chain((0..blocks.len()).filter(|i| !defines_cluster(*i)));
+        for i in ordered {
+            let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
-                    let kind = kind_of(b, *file);
+                    let kind = kind_at(i).unwrap_or(eks_module::Kind::Other);
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
                             self.load_local(
