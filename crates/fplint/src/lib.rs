@@ -35,6 +35,7 @@
 pub mod config;
 pub mod fs;
 pub mod lint;
+pub mod modules;
 pub mod placement;
 pub mod render;
 pub mod suppress;

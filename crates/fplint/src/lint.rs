@@ -139,6 +139,8 @@ const UNIT_BATCH: usize = 512;
 enum Job<'a> {
     Document(&'a Candidate),
     Module(PathBuf, Vec<&'a Candidate>),
+    /// A module folder another folder of the run calls: linted through its calls.
+    Called(Vec<&'a Candidate>),
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -192,11 +194,14 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             ));
         }
     }
+    let called = crate::modules::called_folders(&modules, max_file_size);
     for (dir, files) in modules {
-        jobs.push((
-            fplint_core::sources::display_path(&dir),
-            Job::Module(dir, files),
-        ));
+        let job = if called.contains(&dir) {
+            Job::Called(files)
+        } else {
+            Job::Module(dir.clone(), files)
+        };
+        jobs.push((fplint_core::sources::display_path(&dir), job));
     }
     jobs.sort_by(|a, b| a.0.cmp(&b.0));
 
@@ -213,6 +218,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                 let mut unit = match job {
                     Job::Document(c) => load_document(c, &sources, limits),
                     Job::Module(dir, files) => load_terraform(dir, files, &sources, limits),
+                    Job::Called(files) => load_called(files, &sources),
                 };
                 unit.compact();
                 unit
@@ -398,7 +404,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         .iter()
         .filter(|f| !given.contains(f))
         .collect();
-    diagnostics.retain(|d| !context_only.contains(&d.span.file));
+    crate::modules::place(&mut diagnostics, &project, &context_only);
     diagnostics.retain(|d| !per_file.ignored(d, &sources));
     for d in &mut diagnostics {
         if let Some(s) = cfg.severity.get(d.code) {
@@ -562,6 +568,26 @@ fn load_terraform(
     out.diagnostics
         .retain(|d| given.iter().any(|g| g.id == d.span.file));
     out.diagnostics.extend(errors);
+    out
+}
+
+/// A called module's files: named, so findings in them are reported, and
+/// checked for syntax; their content is modelled through the calls.
+fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
+    let mut out = UnitOutput {
+        formats: vec![fplint_core::frontend::Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let mut given = Vec::new();
+    for c in files {
+        match load_candidate(sources, c) {
+            Ok(f) => given.push(f),
+            Err(e) => out.diagnostics.push(load_error_diagnostic(sources, c, &e)),
+        }
+    }
+    out.diagnostics
+        .extend(fplint_core::frontend::terraform::syntax_errors(&given));
+    out.given_files = given.iter().map(|f| f.id).collect();
     out
 }
 

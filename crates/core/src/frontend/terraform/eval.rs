@@ -76,6 +76,9 @@ pub struct Env<'a> {
     pub limit_hit: RefCell<Option<(Option<Span>, String)>>,
     /// Object keys renamed for the parser (a repeated key), by file and offset.
     pub renamed: HashMap<(FileId, u32), String>,
+    /// Outputs of the local modules read so far, by call name: an object, or
+    /// a list/map of objects for `count`/`for_each` calls.
+    pub modules: RefCell<HashMap<String, Value>>,
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
@@ -107,6 +110,7 @@ impl<'a> Env<'a> {
             limits: crate::tree::Limits::default(),
             limit_hit: RefCell::new(None),
             renamed: HashMap::new(),
+            modules: RefCell::new(HashMap::new()),
         }
     }
 
@@ -461,7 +465,18 @@ impl<'a> Env<'a> {
             "terraform" if first == "workspace" => {
                 Ok((v(ValueKind::String("default".into()), span), 1))
             }
-            "module" | "data" | "terraform" | "self" | "each" | "count" => {
+            "module" => match self.modules.borrow().get(first) {
+                Some(val) => {
+                    self.charge(val);
+                    if !self.budget_left() {
+                        self.note_budget(span);
+                        return Ok((Value::unknown(span), ops.len()));
+                    }
+                    Ok((val.clone(), 1))
+                }
+                None => Ok((Value::unknown(span), ops.len())),
+            },
+            "data" | "terraform" | "self" | "each" | "count" => {
                 Ok((Value::unknown(span), ops.len()))
             }
             rtype => {

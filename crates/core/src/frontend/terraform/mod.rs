@@ -89,6 +89,142 @@ fn load_module_here(
     out
 }
 
+/// A block's header (`module "eks"`), up to its opening brace.
+fn header_span(env: &Env<'_>, b: &Block, file: FileId) -> Span {
+    let whole = span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0));
+    let Some(f) = env.file(file) else {
+        return whole;
+    };
+    let (start, end) = (f.clamp(whole.start as usize), f.clamp(whole.end as usize));
+    let text = f.text.get(start..end).unwrap_or("");
+    let head = text.find('{').unwrap_or(text.len());
+    Span::new(file, start, start + text[..head].trim_end().len())
+}
+
+/// The folders that a module folder calls as local modules
+/// (`source = "./x"`), lexically normalised. Read straight from disk, so
+/// that the walk can tell roots from called modules before anything is
+/// modelled; only files that mention a local source are parsed.
+pub fn local_calls(
+    dir: &Path,
+    files: &[std::path::PathBuf],
+    max_file_size: u64,
+) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for p in files {
+        if std::fs::metadata(p).map_or(true, |m| m.len() > max_file_size) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(p) else {
+            continue;
+        };
+        if !(text.contains("\"./") || text.contains("\"../")) {
+            continue;
+        }
+        let Ok(body) = hcl_edit::parser::parse_body(&text) else {
+            continue;
+        };
+        for s in body.iter() {
+            let Structure::Block(b) = s else { continue };
+            if b.ident.as_str() != "module" {
+                continue;
+            }
+            let Some(Expression::String(src)) = b.body.get_attribute("source").map(|a| &a.value)
+            else {
+                continue;
+            };
+            if let eks_module::Kind::Local(rel) = eks_module::kind(src.as_str()) {
+                out.push(normalize(&dir.join(rel)));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system.
+pub fn normalize(p: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_parent =
+                    matches!(out.components().next_back(), Some(Component::ParentDir));
+                if last_is_parent || !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// Syntax errors of a called module's files, which are linted through
+/// their calls rather than as a root.
+pub fn syntax_errors(files: &[Arc<SourceFile>]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let _ = parse_files(files, &mut diags);
+    diags
+}
+
+/// Local module calls in an order where a call that passes another's
+/// outputs comes after it, as far as that can be told; the rest in file order.
+fn local_module_order(blocks: &[(&Block, FileId)], is_local: &dyn Fn(usize) -> bool) -> Vec<usize> {
+    let calls: Vec<usize> = (0..blocks.len()).filter(|i| is_local(*i)).collect();
+    let needs: Vec<Vec<String>> = calls
+        .iter()
+        .map(|&i| {
+            let mut n: Vec<String> = blocks[i]
+                .0
+                .body
+                .iter()
+                .filter_map(|s| match s {
+                    Structure::Attribute(a) => Some(graph::refs_of_expr(&a.value)),
+                    Structure::Block(_) => None,
+                })
+                .flatten()
+                .filter(|r| r.root == "module")
+                .filter_map(|r| r.attrs.first().cloned())
+                .collect();
+            n.sort();
+            n.dedup();
+            n
+        })
+        .collect();
+    let name = |i: usize| label(blocks[i].0, 0).unwrap_or("");
+    let mut done: Vec<usize> = Vec::new();
+    let mut left: Vec<usize> = (0..calls.len()).collect();
+    while !left.is_empty() {
+        let pending: std::collections::HashSet<&str> =
+            left.iter().map(|&k| name(calls[k])).collect();
+        let ready: Vec<usize> = left
+            .iter()
+            .copied()
+            .filter(|&k| {
+                needs[k]
+                    .iter()
+                    .all(|m| m == name(calls[k]) || !pending.contains(m.as_str()))
+            })
+            .collect();
+        // A cycle: the rest in file order.
+        let take = if ready.is_empty() {
+            left.clone()
+        } else {
+            ready
+        };
+        left.retain(|k| !take.contains(k));
+        done.extend(take.into_iter().map(|k| calls[k]));
+    }
+    done
+}
+
 /// One folder's entries, listed once for its `.tf` files and its tfvars.
 struct Listing {
     /// File name and whether the entry is a regular file rather than a link.
@@ -606,6 +742,8 @@ pub(crate) struct Builder {
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     /// Files of local modules, read for context only.
     pub context_files: Vec<FileId>,
+    /// Each module file with the call that read it.
+    pub module_calls: Vec<crate::model::ModuleCall>,
     /// The module folder as shown to the user: keys of clusters whose name
     /// is unknown include it, so that clusters of different folders stay apart.
     pub tag: String,
@@ -620,7 +758,7 @@ impl Builder {
         inputs: Inputs,
         prefix: &str,
         depth: usize,
-    ) {
+    ) -> Value {
         let mut decls = Decls::default();
         for pf in &module.files {
             let id = pf.file.id;
@@ -744,9 +882,12 @@ impl Builder {
             ("module", Some(_)) => kind_at(i) == Some(eks_module::Kind::Root),
             _ => false,
         };
-        let ordered = (0..blocks.len())
+        let is_local = |i: usize| matches!(kind_at(i), Some(eks_module::Kind::Local(_)));
+        let ordered: Vec<usize> = (0..blocks.len())
             .filter(|i| defines_cluster(*i))
-            .chain((0..blocks.len()).filter(|i| !defines_cluster(*i)));
+            .chain(local_module_order(&blocks, &is_local))
+            .chain((0..blocks.len()).filter(|i| !defines_cluster(*i) && !is_local(*i)))
+            .collect();
         for i in ordered {
             let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
@@ -804,6 +945,23 @@ impl Builder {
                 _ => {}
             }
         }
+        // The module's outputs, for a caller's `module.NAME.OUTPUT`.
+        let mut outputs = Vec::new();
+        for (b, file) in &blocks {
+            if let ("output", Some(n)) = (b.ident.as_str(), label(b, 0)) {
+                let val = ctx
+                    .eval_attr(&b.body, "value", *file, &Vec::new())
+                    .unwrap_or_else(|| Value::unknown(span_of(*file, b.span())));
+                outputs.push((
+                    MapKey {
+                        name: n.to_string(),
+                        span: span_of(*file, b.span()),
+                    },
+                    val,
+                ));
+            }
+        }
+        Value::new(ValueKind::Map(outputs), None)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -832,6 +990,14 @@ impl Builder {
             return;
         }
         self.context_files.extend(files.iter().map(|f| f.id));
+        let call = header_span(ctx.env, b, file);
+        let module_addr = format!("{prefix}module.{name}");
+        self.module_calls
+            .extend(files.iter().map(|f| crate::model::ModuleCall {
+                file: f.id,
+                call,
+                address: module_addr.clone(),
+            }));
         let mut ignored = Vec::new();
         let parsed = parse_files(&files, &mut ignored);
         let child = ModuleSrc {
@@ -839,6 +1005,7 @@ impl Builder {
             files: parsed,
         };
         let repeated = b.body.has_attribute("count") || b.body.has_attribute("for_each");
+        let mut outputs: Vec<(MapKey, Value)> = Vec::new();
         for inst in &insts {
             // Hostile or huge trees: a bounded number of module copies.
             if self.modules_loaded >= MAX_MODULE_COPIES {
@@ -872,7 +1039,7 @@ impl Builder {
                 format!("{prefix}module.{name}.")
             };
             let hits_before = self.limit_hits.len();
-            self.load(
+            let out = self.load(
                 &child,
                 sources,
                 limits,
@@ -880,6 +1047,13 @@ impl Builder {
                 &child_prefix,
                 depth + 1,
             );
+            outputs.push((
+                MapKey {
+                    name: inst.suffix.trim_matches(['[', ']', '"']).to_string(),
+                    span: None,
+                },
+                out,
+            ));
             // The module's files are context only: report at the call.
             let call = span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0));
             for d in &mut self.limit_hits[hits_before..] {
@@ -888,10 +1062,23 @@ impl Builder {
                     d.span = call;
                 }
             }
-            let module_addr = format!("{prefix}module.{name}");
             self.graph.inherit(&module_addr, &child_prefix);
             self.graph.link_module(&module_addr, &child_prefix);
         }
+        let value = if b.body.has_attribute("count") {
+            Value::new(
+                ValueKind::List(outputs.into_iter().map(|(_, v)| v).collect()),
+                None,
+            )
+        } else if b.body.has_attribute("for_each") {
+            Value::new(ValueKind::Map(outputs), None)
+        } else {
+            match outputs.pop() {
+                Some((_, v)) => v,
+                None => return,
+            }
+        };
+        ctx.env.modules.borrow_mut().insert(name.to_string(), value);
     }
 
     /// The cluster an expression such as `cluster_name = aws_eks_cluster.x.name`
@@ -1030,6 +1217,10 @@ impl Builder {
         }
         out.workloads = self.workloads;
         out.context_files.append(&mut self.context_files);
+        self.module_calls
+            .sort_by_key(|m| (m.file, m.call.start, m.call.end));
+        self.module_calls.dedup();
+        out.module_calls = self.module_calls;
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
         out.graph = Some(self.graph.finish());
