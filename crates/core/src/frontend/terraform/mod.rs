@@ -81,6 +81,8 @@ fn load_module_here(
     let module = ModuleSrc { dir, files: parsed };
     let mut b = Builder {
         tag: crate::sources::display_path(dir),
+        root_dir: dir.to_path_buf(),
+        installed: installed_modules(dir, sources),
         ..Builder::default()
     };
     b.load(&module, sources, limits, Inputs::Root(tfvars), "", 0);
@@ -172,6 +174,64 @@ pub fn syntax_errors(files: &[Arc<SourceFile>]) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let _ = parse_files(files, &mut diags);
     diags
+}
+
+/// The module key of the module a prefix is the address of:
+/// `module.a["x"].module.b.` is `a.b.`, the root's is empty.
+fn module_key(prefix: &str) -> String {
+    let mut key = String::new();
+    let mut rest = prefix;
+    while let Some(after) = rest.strip_prefix("module.") {
+        let end = after.find(['.', '[']).unwrap_or(after.len());
+        key.push_str(&after[..end]);
+        key.push('.');
+        rest = &after[end..];
+        if rest.starts_with('[') {
+            rest = rest.find("].").map_or("", |i| &rest[i + 1..]);
+        }
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+    }
+    key
+}
+
+/// `.terraform/modules/modules.json`, which `terraform init` writes: module
+/// keys to the folders (relative to the root) it installed their code into.
+fn installed_modules(dir: &Path, sources: &Sources) -> HashMap<String, std::path::PathBuf> {
+    let mut out = HashMap::new();
+    let path = dir.join(".terraform").join("modules").join("modules.json");
+    if !path.is_file() {
+        return out;
+    }
+    let Ok(f) = sources.load(&path) else {
+        return out;
+    };
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(&f.text) else {
+        return out;
+    };
+    for m in doc
+        .get("Modules")
+        .and_then(|m| m.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let (Some(key), Some(d)) = (
+            m.get("Key").and_then(|k| k.as_str()),
+            m.get("Dir").and_then(|k| k.as_str()),
+        ) else {
+            continue;
+        };
+        // Only folders inside the root's `.terraform`: the file is data, not a
+        // licence to read elsewhere.
+        let rel = Path::new(d);
+        let inside = rel.starts_with(".terraform")
+            && !rel
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if !key.is_empty() && inside {
+            out.insert(key.to_string(), rel.to_path_buf());
+        }
+    }
+    out
 }
 
 /// Local module calls in an order where a call that passes another's
@@ -744,6 +804,10 @@ pub(crate) struct Builder {
     pub context_files: Vec<FileId>,
     /// Each module file with the call that read it.
     pub module_calls: Vec<crate::model::ModuleCall>,
+    /// The root module's folder, and the folders `terraform init` installed
+    /// modules into by module key (`eks`, `eks.fargate_profile`).
+    pub root_dir: std::path::PathBuf,
+    pub installed: HashMap<String, std::path::PathBuf>,
     /// The module folder as shown to the user: keys of clusters whose name
     /// is unknown include it, so that clusters of different folders stay apart.
     pub tag: String,
@@ -856,7 +920,24 @@ impl Builder {
                     let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
                     match eks_module::kind(&src) {
                         eks_module::Kind::Local(rel) => {
-                            eks_module::local_kind(&module.dir.join(&rel), &rel, sources)
+                            let dir = module.dir.join(&rel);
+                            eks_module::local_kind(&dir, &dir.to_string_lossy(), sources)
+                        }
+                        // Installed by `terraform init`: read as code like a
+                        // local module (a copy of terraform-aws-eks by its shape).
+                        eks_module::Kind::Other => {
+                            let key = format!(
+                                "{}{}",
+                                module_key(prefix),
+                                label(b, 0).unwrap_or_default()
+                            );
+                            match self.installed.get(&key) {
+                                Some(d) => {
+                                    let dir = self.root_dir.join(d);
+                                    eks_module::local_kind(&dir, &dir.to_string_lossy(), sources)
+                                }
+                                None => eks_module::Kind::Other,
+                            }
                         }
                         k => k,
                     }
@@ -899,7 +980,7 @@ impl Builder {
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
                             self.load_local(
-                                module, sources, limits, &ctx, b, *file, n, &rel, prefix, depth,
+                                sources, limits, &ctx, b, *file, n, &rel, prefix, depth,
                             );
                         }
                         eks_module::Kind::Local(_) => {
@@ -967,7 +1048,6 @@ impl Builder {
     #[allow(clippy::too_many_arguments)]
     fn load_local(
         &mut self,
-        parent: &ModuleSrc<'_>,
         sources: &Sources,
         limits: Limits,
         ctx: &Ctx<'_, '_>,
@@ -978,7 +1058,8 @@ impl Builder {
         prefix: &str,
         depth: usize,
     ) {
-        let dir = parent.dir.join(rel);
+        // The folder of the module's code, as the call's kind resolved it.
+        let dir = std::path::PathBuf::from(rel);
         let Known::Known(insts) = ctx.instances(b, file) else {
             return;
         };
