@@ -114,6 +114,16 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// Work done so far; module instances carry it on, so that a root and
+    /// every module it calls share one `terraform-eval-steps` budget.
+    pub fn steps_used(&self) -> u64 {
+        self.steps.get()
+    }
+
+    pub fn set_steps(&self, n: u64) {
+        self.steps.set(n);
+    }
+
     pub fn budget_left(&self) -> bool {
         self.steps.get() < self.limits.max_eval_steps
     }

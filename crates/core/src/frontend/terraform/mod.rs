@@ -808,6 +808,8 @@ pub(crate) struct Builder {
     /// modules into by module key (`eks`, `eks.fargate_profile`).
     pub root_dir: std::path::PathBuf,
     pub installed: HashMap<String, std::path::PathBuf>,
+    /// Evaluation steps used by the modules of the unit read so far.
+    pub steps: u64,
     /// The module folder as shown to the user: keys of clusters whose name
     /// is unknown include it, so that clusters of different folders stay apart.
     pub tag: String,
@@ -863,6 +865,7 @@ impl Builder {
         }
         let mut env = Env::new(&decls, sources, module.dir.to_path_buf());
         env.limits = limits;
+        env.set_steps(self.steps);
         for pf in &module.files {
             env.files.borrow_mut().insert(pf.file.id, pf.file.clone());
             for (off, name) in &pf.renames {
@@ -1042,6 +1045,7 @@ impl Builder {
                 ));
             }
         }
+        self.steps = env.steps_used();
         Value::new(ValueKind::Map(outputs), None)
     }
 
@@ -1120,6 +1124,7 @@ impl Builder {
                 format!("{prefix}module.{name}.")
             };
             let hits_before = self.limit_hits.len();
+            self.steps = ctx.env.steps_used();
             let out = self.load(
                 &child,
                 sources,
@@ -1128,6 +1133,7 @@ impl Builder {
                 &child_prefix,
                 depth + 1,
             );
+            ctx.env.set_steps(self.steps);
             outputs.push((
                 MapKey {
                     name: inst.suffix.trim_matches(['[', ']', '"']).to_string(),

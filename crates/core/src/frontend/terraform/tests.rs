@@ -838,3 +838,42 @@ fn many_short_repeated_keys_terminate() {
         None => assert_eq!(out.diagnostics[0].code, "FP000"),
     }
 }
+
+#[test]
+fn a_module_called_a_thousand_times_stays_bounded() {
+    let root =
+        "module \"c\" {\n  source = \"./c\"\n  count  = 1000\n  name   = \"c${count.index}\"\n}\n";
+    let child = "variable \"name\" {}\nlocals { big = [for i in range(5000) : { n = i }] }\nresource \"aws_eks_cluster\" \"c\" { name = var.name }\noutput \"n\" { value = length(local.big) }\n";
+    let (out, _, _) = load(&[("main.tf", root), ("c/main.tf", child)]);
+    // A bounded number of copies, and FP000 says why the rest are not read.
+    assert_eq!(out.clusters.len(), super::MAX_MODULE_COPIES);
+    assert!(out
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("local module copies")));
+}
+
+#[test]
+fn module_outputs_resolve_per_instance() {
+    let root = "module \"c\" {\n  source   = \"./c\"\n  for_each = toset([\"a\", \"b\"])\n  name     = \"shop-${each.key}\"\n}\nresource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = module.c[\"b\"].cluster_name\n  selector { namespace = \"kube-system\" }\n}\n";
+    let child = "variable \"name\" {}\nresource \"aws_eks_cluster\" \"this\" { name = var.name }\noutput \"cluster_name\" { value = aws_eks_cluster.this.name }\n";
+    let (out, _, _) = load(&[("main.tf", root), ("c/main.tf", child)]);
+    let names: Vec<(String, usize)> = out
+        .clusters
+        .iter()
+        .map(|c| {
+            (
+                c.name.known().cloned().unwrap_or_default(),
+                c.fargate_profiles.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [("shop-a".to_string(), 0), ("shop-b".to_string(), 1)]
+    );
+    assert_eq!(
+        &*out.clusters[1].loc.path,
+        "module.c[\"b\"].aws_eks_cluster.this"
+    );
+}
