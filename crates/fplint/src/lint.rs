@@ -181,7 +181,9 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut modules: BTreeMap<PathBuf, Vec<&Candidate>> = BTreeMap::new();
     let mut jobs: Vec<(String, Job)> = Vec::new();
     for c in &walked.files {
-        if c.path.extension().is_some_and(|e| e == "tf") {
+        if c.path.extension().is_some_and(|e| e == "tf")
+            || c.path.to_string_lossy().ends_with(".tf.json")
+        {
             let dir = c
                 .path
                 .parent()

@@ -82,7 +82,11 @@ pub struct Env<'a> {
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
-    r.map(|r| Span::new(file, r.start, r.end))
+    r.map(|r| {
+        // A `.tf.json` file is parsed as HCL text made from it: back to the JSON.
+        let r = super::json_syntax::remap(file, r);
+        Span::new(file, r.start, r.end)
+    })
 }
 
 pub fn v(kind: ValueKind, span: Option<Span>) -> Value {

@@ -11,6 +11,7 @@ mod functions;
 mod graph;
 mod helm;
 mod iam;
+mod json_syntax;
 mod manifests;
 mod network;
 mod pod_identity;
@@ -87,6 +88,7 @@ fn load_module_here(
     };
     b.load(&module, sources, limits, Inputs::Root(tfvars), "", 0);
     b.finish(&mut out);
+    json_syntax::clear();
     out.diagnostics.extend(diags);
     out
 }
@@ -338,7 +340,7 @@ impl Listing {
     ) -> Vec<Arc<SourceFile>> {
         self.entries
             .iter()
-            .filter(|(n, _)| n.ends_with(".tf") && !n.starts_with('.'))
+            .filter(|(n, _)| (n.ends_with(".tf") || n.ends_with(".tf.json")) && !n.starts_with('.'))
             .take(500)
             .filter_map(|e| {
                 let shown = crate::sources::display_path(&dir.join(&e.0));
@@ -447,6 +449,12 @@ fn rename_key(text: &mut String, off: usize, n: usize) -> Option<(usize, String)
 fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<ParsedFile> {
     let mut out = Vec::new();
     for f in files {
+        if f.path.ends_with(".tf.json") {
+            if let Some(pf) = parse_json_file(f, diags) {
+                out.push(pf);
+            }
+            continue;
+        }
         match parse_lenient(&f.text) {
             Ok((body, renames)) => out.push(ParsedFile {
                 file: f.clone(),
@@ -471,6 +479,27 @@ fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<Pa
         }
     }
     out
+}
+
+/// A `.tf.json` file, read through its HCL rewrite (see [`json_syntax`]).
+fn parse_json_file(f: &Arc<SourceFile>, diags: &mut Vec<Diagnostic>) -> Option<ParsedFile> {
+    let parsed = crate::tree::json::parse(&f.text, f.id, Limits::default());
+    if let Some(e) = parsed.error {
+        diags.push(
+            Diagnostic::parse_error(format!("invalid JSON: {}", e.message), e.span)
+                .with_label("here")
+                .with_help("fix the syntax error; fplint checks the module once it parses"),
+        );
+        return None;
+    }
+    let (text, segs) = json_syntax::translate(parsed.documents.first()?)?;
+    let body = hcl_edit::parser::parse_body(&text).ok()?;
+    json_syntax::register(f.id, segs);
+    Some(ParsedFile {
+        file: f.clone(),
+        body,
+        renames: Vec::new(),
+    })
 }
 
 fn first_line(s: &str) -> &str {
@@ -851,6 +880,7 @@ impl Builder {
                             .resources
                             .insert(format!("{t}.{n}"), (id, &b.body, repeated));
                         if let Some(r) = b.span() {
+                            let r = json_syntax::remap(id, r);
                             let text = &pf.file.text[pf.file.clamp(r.start)..pf.file.clamp(r.end)];
                             let end = text.find('{').unwrap_or(text.len());
                             decls.headers.insert(

@@ -27,7 +27,7 @@ pub(super) fn load(files: &[(&str, &str)]) -> (UnitOutput, Sources, PathBuf) {
     let sources = Sources::new(vec![dir.clone()]);
     let given: Vec<_> = files
         .iter()
-        .filter(|(n, _)| n.ends_with(".tf") && !n.contains('/'))
+        .filter(|(n, _)| (n.ends_with(".tf") || n.ends_with(".tf.json")) && !n.contains('/'))
         .map(|(n, _)| sources.load(&dir.join(n)).unwrap())
         .collect();
     let out = load_module(&dir, &given, &sources, Limits::default());
@@ -876,4 +876,24 @@ fn module_outputs_resolve_per_instance() {
         &*out.clusters[1].loc.path,
         "module.c[\"b\"].aws_eks_cluster.this"
     );
+}
+
+#[test]
+fn tf_json_orders_by_references_and_depends_on() {
+    let json = r#"{
+  "resource": {
+    "helm_release": {
+      "a": { "chart": "x", "depends_on": ["module.eks"] },
+      "b": { "chart": "x", "name": "${module.eks.cluster_name}" },
+      "c": { "chart": "x", "name": "${length(module.eks.fargate_profiles)}" }
+    }
+  }
+}"#;
+    let (out, sources, _) = load(&[("main.tf", CLUSTER), ("releases.tf.json", json)]);
+    assert_eq!(releases_after_profile(&out), [true, false, true]);
+    // Each release is located at its name in the JSON, as a header.
+    let h = &out.clusters[0].helm_releases[1];
+    let f = sources.get(h.loc.span.file).unwrap();
+    assert!(f.path.ends_with("releases.tf.json"));
+    assert_eq!(f.slice(h.loc.span), "\"b\":");
 }
