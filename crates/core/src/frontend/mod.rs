@@ -134,6 +134,12 @@ pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
     } else {
         tree::yaml::parse(&file.text, file.id, limits)
     };
+    // `terraform show -json` of a plan.
+    if let (true, None, [doc]) = (json, &parsed.error, parsed.documents.as_slice()) {
+        if terraform::is_plan(doc) {
+            return terraform::load_plan(file, doc, limits);
+        }
+    }
     load_parsed(file, parsed)
 }
 

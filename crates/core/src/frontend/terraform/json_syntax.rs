@@ -378,3 +378,220 @@ impl Out {
         }
     }
 }
+
+/// Whether a JSON document is `terraform show -json` output of a plan.
+pub fn is_plan(doc: &Node) -> bool {
+    doc.get("format_version").is_some() && doc.get("planned_values").is_some()
+}
+
+/// A plan's `planned_values` as HCL resource blocks, every value resolved,
+/// with `depends_on` from `configuration` (its `depends_on` and the
+/// references of each expression), mapped back to the plan's JSON.
+pub fn translate_plan(doc: &Node) -> Option<(String, Vec<Seg>)> {
+    let root = doc.get("planned_values")?.get("root_module")?;
+    let mut planned: Vec<(String, &Node)> = Vec::new();
+    collect_planned(root, &mut planned, 0);
+    // Block names: the address made an identifier, unique in the file.
+    let mut names: Vec<(String, String, String)> = Vec::new(); // (type, name, config address)
+    let mut seen = std::collections::HashSet::new();
+    for (addr, r) in &planned {
+        let rtype = r.get("type").and_then(Node::scalar).unwrap_or_default();
+        let mut name: String = addr
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        name = format!("r_{}", name.trim_matches('_'));
+        while !seen.insert(name.clone()) {
+            name.push('_');
+        }
+        names.push((rtype.to_string(), name, config_address(addr)));
+    }
+    let config = doc.get("configuration").and_then(|c| c.get("root_module"));
+    let mut deps: HashMap<String, Vec<String>> = HashMap::new();
+    if let Some(c) = config {
+        collect_config(c, "", &mut deps, 0);
+    }
+    let mut out = Out::default();
+    for ((_, r), (rtype, name, caddr)) in planned.iter().zip(&names) {
+        if r.get("mode").and_then(Node::scalar) != Some("managed") || !is_ident(rtype) {
+            continue;
+        }
+        let Some(values) = r.get("values") else {
+            continue;
+        };
+        let NodeKind::Map(entries) = &values.kind else {
+            continue;
+        };
+        let at = r.get("address").map_or(r.span, |a| a.span);
+        out.tok("resource", at);
+        out.glue(&format!(" \"{rtype}\" "));
+        out.tok(&quote(name), at);
+        out.glue(" ");
+        out.tok(
+            "{",
+            Span::new(
+                r.span.file,
+                r.span.start as usize,
+                r.span.start as usize + 1,
+            ),
+        );
+        out.glue("\n");
+        out.body("resource", entries, Body::Resource);
+        // What this resource waits for: the blocks of every address its
+        // configuration names (a module's: every block inside it).
+        let mut after: Vec<&str> = Vec::new();
+        for full in deps.get(caddr).into_iter().flatten() {
+            let inside = format!("{full}.");
+            for (t2, n2, c2) in &names {
+                let hit = c2 == full || (full.starts_with("module.") && c2.starts_with(&inside));
+                if hit && c2 != caddr && is_ident(t2) {
+                    after.push(n2);
+                }
+            }
+        }
+        after.sort();
+        after.dedup();
+        if !after.is_empty() {
+            let list: Vec<String> = after
+                .iter()
+                .filter_map(|n| {
+                    names
+                        .iter()
+                        .find(|x| x.1 == *n)
+                        .map(|(t, n, _)| format!("{t}.{n}"))
+                })
+                .collect();
+            out.glue(&format!("depends_on = [{}]\n", list.join(", ")));
+        }
+        let end = r.span.end as usize;
+        out.tok("}", Span::new(r.span.file, end.saturating_sub(1), end));
+        out.glue("\n");
+    }
+    Some((out.text, out.segs))
+}
+
+/// The configuration address of a planned instance: instance keys dropped.
+fn config_address(addr: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut in_str = false;
+    for c in addr.chars() {
+        match c {
+            '"' if depth > 0 => in_str = !in_str,
+            '[' if !in_str => depth += 1,
+            ']' if !in_str => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn collect_planned<'n>(m: &'n Node, out: &mut Vec<(String, &'n Node)>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    if let Some(NodeKind::Seq(rs)) = m.get("resources").map(|r| &r.kind) {
+        for r in rs {
+            if let Some(a) = r.get("address").and_then(Node::scalar) {
+                out.push((a.to_string(), r));
+            }
+        }
+    }
+    if let Some(NodeKind::Seq(cs)) = m.get("child_modules").map(|r| &r.kind) {
+        for c in cs {
+            collect_planned(c, out, depth + 1);
+        }
+    }
+}
+
+/// Configuration address → what it refers to (relative to its module).
+fn collect_config(m: &Node, prefix: &str, deps: &mut HashMap<String, Vec<String>>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    if let Some(NodeKind::Seq(rs)) = m.get("resources").map(|r| &r.kind) {
+        for r in rs {
+            let Some(a) = r.get("address").and_then(Node::scalar) else {
+                continue;
+            };
+            let mut refs = Vec::new();
+            if let Some(NodeKind::Seq(d)) = r.get("depends_on").map(|d| &d.kind) {
+                refs.extend(d.iter().filter_map(Node::scalar).map(ref_target));
+            }
+            if let Some(e) = r.get("expressions") {
+                references(e, &mut refs, 0);
+            }
+            deps.entry(format!("{prefix}{a}"))
+                .or_default()
+                .extend(refs.into_iter().map(|r| format!("{prefix}{r}")));
+        }
+    }
+    if let Some(NodeKind::Map(calls)) = m.get("module_calls").map(|c| &c.kind) {
+        for e in calls {
+            let Some(name) = key_name(&e.key) else {
+                continue;
+            };
+            let p = format!("{prefix}module.{name}.");
+            // A call's own depends_on holds for everything inside it.
+            let mut call_refs = Vec::new();
+            if let Some(NodeKind::Seq(d)) = e.value.get("depends_on").map(|d| &d.kind) {
+                call_refs.extend(
+                    d.iter()
+                        .filter_map(Node::scalar)
+                        .map(|r| format!("{prefix}{}", ref_target(r))),
+                );
+            }
+            if let Some(inner) = e.value.get("module") {
+                let before: Vec<String> = deps.keys().cloned().collect();
+                collect_config(inner, &p, deps, depth + 1);
+                if !call_refs.is_empty() {
+                    for (k, v) in deps.iter_mut() {
+                        if k.starts_with(&p) && !before.contains(k) {
+                            v.extend(call_refs.iter().cloned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `aws_eks_cluster.this.name` → `aws_eks_cluster.this`; `module.eks.x` → `module.eks`.
+fn ref_target(r: &str) -> String {
+    let parts: Vec<&str> = r.split('.').collect();
+    let n = if parts.first() == Some(&"data") { 3 } else { 2 };
+    config_address(&parts[..parts.len().min(n)].join("."))
+}
+
+fn references(e: &Node, out: &mut Vec<String>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match &e.kind {
+        NodeKind::Map(entries) => {
+            for x in entries {
+                if key_name(&x.key) == Some("references") {
+                    if let NodeKind::Seq(rs) = &x.value.kind {
+                        out.extend(
+                            rs.iter()
+                                .filter_map(Node::scalar)
+                                .filter(|r| !r.starts_with("var.") && !r.starts_with("local."))
+                                .map(ref_target),
+                        );
+                    }
+                } else {
+                    references(&x.value, out, depth + 1);
+                }
+            }
+        }
+        NodeKind::Seq(items) => items.iter().for_each(|i| references(i, out, depth + 1)),
+        NodeKind::Scalar(..) => {}
+    }
+}

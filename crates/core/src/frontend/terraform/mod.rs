@@ -287,6 +287,60 @@ fn local_module_order(blocks: &[(&Block, FileId)], is_local: &dyn Fn(usize) -> b
     done
 }
 
+pub use json_syntax::is_plan;
+
+/// `terraform show -json` output of a plan: `planned_values` (every value
+/// resolved) read into the model, `configuration` giving the order.
+/// Findings point at each resource's place in the JSON.
+pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> UnitOutput {
+    let mut out = UnitOutput {
+        formats: vec![Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let Some((text, segs)) = json_syntax::translate_plan(doc) else {
+        return out;
+    };
+    let f = Arc::new(SourceFile::new(
+        file.id,
+        file.path.clone(),
+        file.text.clone(),
+    ));
+    let tag = file.path.clone();
+    crate::stack::with_large_stack(move || {
+        let Ok(body) = hcl_edit::parser::parse_body(&text) else {
+            return out;
+        };
+        json_syntax::register(f.id, segs);
+        // Nothing in a plan reads files: a root that does not exist.
+        let nowhere = Path::new("/nonexistent/fplint-plan");
+        let sources = Sources::new(vec![nowhere.to_path_buf()]);
+        let module = ModuleSrc {
+            dir: nowhere,
+            files: vec![ParsedFile {
+                file: f.clone(),
+                body,
+                renames: Vec::new(),
+            }],
+        };
+        let mut b = Builder {
+            tag,
+            ..Builder::default()
+        };
+        b.load(
+            &module,
+            &sources,
+            limits,
+            Inputs::Root(HashMap::new()),
+            "",
+            0,
+        );
+        b.finish(&mut out);
+        json_syntax::clear();
+        out.given_files = vec![f.id];
+        out
+    })
+}
+
 /// One folder's entries, listed once for its `.tf` files and its tfvars.
 struct Listing {
     /// File name and whether the entry is a regular file rather than a link.

@@ -897,3 +897,29 @@ fn tf_json_orders_by_references_and_depends_on() {
     assert!(f.path.ends_with("releases.tf.json"));
     assert_eq!(f.slice(h.loc.span), "\"b\":");
 }
+
+#[test]
+fn plan_json_orders_by_configuration() {
+    let plan = r#"{
+  "format_version": "1.2",
+  "planned_values": { "root_module": { "resources": [
+    { "address": "aws_eks_cluster.c", "mode": "managed", "type": "aws_eks_cluster", "name": "c",
+      "values": { "name": "c" } },
+    { "address": "aws_eks_fargate_profile.p[\"a\"]", "mode": "managed", "type": "aws_eks_fargate_profile", "name": "p", "index": "a",
+      "values": { "cluster_name": "c", "fargate_profile_name": "a", "selector": [{ "namespace": "karpenter" }] } },
+    { "address": "helm_release.after", "mode": "managed", "type": "helm_release", "name": "after",
+      "values": { "chart": "x", "namespace": "karpenter" } },
+    { "address": "helm_release.not_after", "mode": "managed", "type": "helm_release", "name": "not_after",
+      "values": { "chart": "x", "namespace": "karpenter" } }
+  ] } },
+  "configuration": { "root_module": { "resources": [
+    { "address": "helm_release.after", "depends_on": ["aws_eks_fargate_profile.p"] },
+    { "address": "helm_release.not_after", "expressions": { "name": { "references": ["aws_eks_cluster.c.name", "aws_eks_cluster.c"] } } }
+  ] } }
+}"#;
+    let file = crate::source::SourceFile::new(crate::source::FileId(0), "plan.json", plan);
+    let out = crate::frontend::load_document_file(&file, Limits::default());
+    assert_eq!(out.clusters.len(), 1);
+    assert_eq!(out.clusters[0].fargate_profiles.len(), 1);
+    assert_eq!(releases_after_profile(&out), [true, false]);
+}
