@@ -72,14 +72,67 @@ pub fn kind(source: &str) -> Kind {
 /// A local module: a copy of terraform-aws-eks (its own examples use
 /// `source = "../.."`) or of one of its sub-modules is recognised by the
 /// variables and outputs it declares, whatever its path or contents; any
-/// other module on disk is followed as code. A module whose code is not on
+/// other module on disk is followed as code. When the folder declares no
+/// variable at all (its code is not there, or only part of it), the call
+/// itself must be unmistakable: `fargate_profiles` with at least two inputs
+/// only terraform-aws-eks takes. Otherwise a module whose code is not on
 /// disk is opaque: what it builds is unknown, so nothing is guessed.
-pub fn local_kind(dir: &std::path::Path, rel: &str, sources: &crate::sources::Sources) -> Kind {
-    match Shape::read(dir, sources) {
+pub fn local_kind(
+    dir: &std::path::Path,
+    rel: &str,
+    call: &hcl_edit::structure::Body,
+    sources: &crate::sources::Sources,
+) -> Kind {
+    let shape = Shape::read(dir, sources);
+    if let Some(s) = shape.as_ref().filter(|s| !s.variables.is_empty()) {
+        return s.kind().unwrap_or_else(|| Kind::Local(rel.to_string()));
+    }
+    let rel_t = rel.trim_end_matches('/');
+    if rel_t.ends_with("modules/fargate-profile")
+        && call.has_attribute("selectors")
+        && call.has_attribute("cluster_name")
+    {
+        return Kind::FargateProfile;
+    }
+    let distinctive = EKS_ONLY_INPUTS
+        .iter()
+        .filter(|n| call.has_attribute(n))
+        .count();
+    if call.has_attribute("fargate_profiles") && distinctive >= 2 {
+        return Kind::Root;
+    }
+    match shape {
+        Some(_) => Kind::Local(rel.to_string()),
         None => Kind::Other,
-        Some(shape) => shape.kind().unwrap_or_else(|| Kind::Local(rel.to_string())),
     }
 }
+
+/// Inputs of terraform-aws-eks (v17 to v21) that other EKS modules do not
+/// take under these names.
+const EKS_ONLY_INPUTS: &[&str] = &[
+    "fargate_profile_defaults",
+    "eks_managed_node_groups",
+    "eks_managed_node_group_defaults",
+    "self_managed_node_groups",
+    "self_managed_node_group_defaults",
+    "cluster_addons",
+    "manage_aws_auth_configmap",
+    "create_aws_auth_configmap",
+    "manage_aws_auth",
+    "aws_auth_roles",
+    "cluster_endpoint_public_access",
+    "cluster_endpoint_private_access",
+    "control_plane_subnet_ids",
+    "create_cluster_security_group",
+    "create_node_security_group",
+    "fargate_subnets",
+    "worker_groups",
+    "worker_groups_launch_template",
+    "node_groups",
+    "cluster_version",
+    "kubernetes_version",
+    "enable_cluster_creator_admin_permissions",
+];
 
 /// The variables and outputs a module folder declares.
 #[derive(Default)]

@@ -1008,7 +1008,7 @@ impl Builder {
                     match eks_module::kind(&src) {
                         eks_module::Kind::Local(rel) => {
                             let dir = module.dir.join(&rel);
-                            eks_module::local_kind(&dir, &dir.to_string_lossy(), sources)
+                            eks_module::local_kind(&dir, &dir.to_string_lossy(), &b.body, sources)
                         }
                         // Installed by `terraform init`: read as code like a
                         // local module (a copy of terraform-aws-eks by its shape).
@@ -1021,7 +1021,12 @@ impl Builder {
                             match self.installed.get(&key) {
                                 Some(d) => {
                                     let dir = self.root_dir.join(d);
-                                    eks_module::local_kind(&dir, &dir.to_string_lossy(), sources)
+                                    eks_module::local_kind(
+                                        &dir,
+                                        &dir.to_string_lossy(),
+                                        &b.body,
+                                        sources,
+                                    )
                                 }
                                 None => eks_module::Kind::Other,
                             }
