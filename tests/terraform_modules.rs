@@ -100,3 +100,25 @@ fn a_called_folder_is_not_a_root_of_its_own() {
     // With its caller, it is read only through the calls: two findings, not three.
     assert_eq!(findings(&json(&[DIR])).len(), 2);
 }
+
+#[test]
+fn placement_shows_module_addresses() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["placement", DIR])
+        .current_dir(repo)
+        .env("NO_COLOR", "1")
+        .output();
+    let out = match out {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => panic!("cannot run fplint: {e}"),
+    };
+    let clusters: Vec<&str> = out.lines().filter(|l| l.starts_with("cluster ")).collect();
+    assert_eq!(
+        clusters,
+        [
+            format!("cluster payments-prod (Fargate only), {DIR}/modules/cluster/main.tf:5, in module.cluster[\"prod\"]"),
+            format!("cluster payments-staging (Fargate only), {DIR}/modules/cluster/main.tf:5, in module.cluster[\"staging\"]"),
+        ]
+    );
+}
