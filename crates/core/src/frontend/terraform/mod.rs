@@ -119,12 +119,24 @@ pub fn local_calls(
         if std::fs::metadata(p).map_or(true, |m| m.len() > max_file_size) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(p) else {
+        let Ok(bytes) = std::fs::read(p) else {
             continue;
         };
-        if !(text.contains("\"./") || text.contains("\"../")) {
+        // Most files call no local module: a scan of the bytes rules them out.
+        let local = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'"')
+            .any(|(i, _)| {
+                let rest = &bytes[i + 1..];
+                rest.starts_with(b"./") || rest.starts_with(b"../")
+            });
+        if !local {
             continue;
         }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
         let Ok(body) = hcl_edit::parser::parse_body(&text) else {
             continue;
         };
