@@ -126,8 +126,21 @@ pub struct Project {
     /// context files are not reported.
     pub given_files: Vec<crate::source::FileId>,
     pub context_files: Vec<crate::source::FileId>,
+    /// Files read as the code of a Terraform module call, with the call.
+    pub module_calls: Vec<ModuleCall>,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
+}
+
+/// A file read as the code of a module call: findings inside it relate the
+/// call, or move to it when the file is not the user's to edit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleCall {
+    pub file: crate::source::FileId,
+    /// The `module` block's header in the caller.
+    pub call: crate::source::Span,
+    /// `module.NAME`, with the caller's own module address before it.
+    pub address: String,
 }
 
 /// Workload indices by cluster key, built on first use (after the run has

@@ -40,6 +40,7 @@ pub mod fix;
 pub mod fs;
 pub mod kustomize;
 pub mod lint;
+pub mod modules;
 pub mod named;
 pub mod notice;
 pub mod placement;

@@ -158,6 +158,8 @@ enum Job<'a> {
     Module(PathBuf, Vec<&'a Candidate>, bool),
     /// A kustomize build root folder.
     Build(PathBuf),
+    /// A module folder another folder of the run calls: linted through its calls.
+    Called(Vec<&'a Candidate>),
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -219,7 +221,9 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         if builds.includes(&c.path) {
             continue;
         }
-        if c.path.extension().is_some_and(|e| e == "tf") {
+        if c.path.extension().is_some_and(|e| e == "tf")
+            || c.path.to_string_lossy().ends_with(".tf.json")
+        {
             let dir = c
                 .path
                 .parent()
@@ -232,11 +236,21 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             ));
         }
     }
+    // A folder another folder of the run calls as a module is linted
+    // through its calls; context folders are only read for their clusters.
+    let linted: BTreeMap<PathBuf, Vec<&Candidate>> = modules
+        .iter()
+        .filter(|((_, ctx), _)| !ctx)
+        .map(|((d, _), f)| (d.clone(), f.clone()))
+        .collect();
+    let called = crate::modules::called_folders(&linted, max_file_size);
     for ((dir, ctx), files) in modules {
-        jobs.push((
-            fplint_core::sources::display_path(&dir),
-            Job::Module(dir, files, ctx),
-        ));
+        let job = if !ctx && called.contains(&dir) {
+            Job::Called(files)
+        } else {
+            Job::Module(dir.clone(), files, ctx)
+        };
+        jobs.push((fplint_core::sources::display_path(&dir), job));
     }
     jobs.sort_by(|a, b| a.0.cmp(&b.0));
 
@@ -272,6 +286,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                         (unit, None)
                     }
                     Job::Build(dir) => (load_build(dir, &sources, limits), None),
+                    Job::Called(files) => (load_called(files, &sources), None),
                 };
                 unit.compact();
                 (unit, notice)
@@ -282,7 +297,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
             // file of a called module defines them.
             let home = match job {
                 Job::Module(dir, ..) => Some(dir.clone()),
-                Job::Document(..) | Job::Build(..) => None,
+                Job::Document(..) | Job::Build(..) | Job::Called(..) => None,
             };
             homes.extend(std::iter::repeat_n(home, unit.clusters.len()));
             notices.extend(notice);
@@ -480,7 +495,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         .iter()
         .filter(|f| !given.contains(f))
         .collect();
-    diagnostics.retain(|d| !context_only.contains(&d.span.file));
+    crate::modules::place(&mut diagnostics, &project, &context_only);
     diagnostics.retain(|d| parse_error(d) || !per_file.ignored(d, &sources));
     for d in diagnostics.iter_mut().filter(|d| !parse_error(d)) {
         if let Some(s) = cfg.severity.get(d.code) {
@@ -689,6 +704,26 @@ fn load_terraform(
     out.diagnostics
         .retain(|d| given.iter().any(|g| g.id == d.span.file));
     out.diagnostics.extend(errors);
+    out
+}
+
+/// A called module's files: named, so findings in them are reported, and
+/// checked for syntax; their content is modelled through the calls.
+fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
+    let mut out = UnitOutput {
+        formats: vec![fplint_core::frontend::Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let mut given = Vec::new();
+    for c in files {
+        match load_candidate(sources, c) {
+            Ok(f) => given.push(f),
+            Err(e) => out.diagnostics.push(load_error_diagnostic(sources, c, &e)),
+        }
+    }
+    out.diagnostics
+        .extend(fplint_core::frontend::terraform::syntax_errors(&given));
+    out.given_files = given.iter().map(|f| f.id).collect();
     out
 }
 

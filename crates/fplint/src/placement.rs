@@ -18,6 +18,9 @@ pub struct ClusterTable {
     /// Whether EC2 capacity exists: node groups, or nodes Karpenter makes.
     pub fargate_only: Option<bool>,
     pub karpenter: Option<bool>,
+    /// The Terraform module that builds it (`module.eks["prod"]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
     pub rows: Vec<Row>,
     /// Why no workload is shown, when none is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,6 +105,9 @@ fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
     }
     if matched.len() > 1 {
         notes.push("several profiles match: EKS does not document which one it uses; pin one with the label `eks.amazonaws.com/fargate-profile`".into());
+    }
+    if let Some(m) = module_of(&w.loc.path) {
+        notes.push(format!("from {m}"));
     }
     let on_fargate = matches!(chosen.as_deref(), Some(c) if !c.is_empty());
     let request = pod_request(&w.pod);
@@ -235,6 +241,7 @@ pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
             also_described_at: c.also_described_at.iter().map(|l| at(loaded, l)).collect(),
             fargate_only: c.fargate_only().known().copied(),
             karpenter: c.karpenter().known().copied(),
+            module: module_of(&c.loc.path),
             rows: loaded
                 .project
                 .workloads
@@ -252,6 +259,30 @@ pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
             t
         })
         .collect()
+}
+
+/// The module part of a Terraform address: `module.a["x"].module.b` of
+/// `module.a["x"].module.b.aws_eks_cluster.this`.
+fn module_of(path: &str) -> Option<String> {
+    let mut rest = path;
+    let mut end = 0;
+    while let Some(after) = rest.strip_prefix("module.") {
+        let name_len = after.find(['.', '[']).unwrap_or(after.len());
+        let mut len = "module.".len() + name_len;
+        if after[name_len..].starts_with('[') {
+            len += after[name_len..].find(']').map_or(0, |i| i + 1);
+        }
+        end += len;
+        rest = &rest[len..];
+        match rest.strip_prefix('.') {
+            Some(r) => {
+                rest = r;
+                end += 1;
+            }
+            None => break,
+        }
+    }
+    (end > 0).then(|| path[..end].trim_end_matches('.').to_string())
 }
 
 fn num(v: Option<f64>) -> String {
@@ -272,8 +303,13 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
         } else {
             format!(" (also {})", t.also_described_at.join(", "))
         };
+        let module = t
+            .module
+            .as_ref()
+            .map(|m| format!(", in {m}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "cluster {} ({kind}), {}{also}\n",
+            "cluster {} ({kind}), {}{module}{also}\n",
             t.cluster, t.defined_at
         ));
         if t.rows.is_empty() {

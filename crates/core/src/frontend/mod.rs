@@ -52,6 +52,7 @@ pub struct UnitOutput {
     /// read only for context.
     pub given_files: Vec<crate::source::FileId>,
     pub context_files: Vec<crate::source::FileId>,
+    pub module_calls: Vec<crate::model::ModuleCall>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -111,6 +112,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.karpenter.append(&mut unit.karpenter);
     project.given_files.append(&mut unit.given_files);
     project.context_files.append(&mut unit.context_files);
+    project.module_calls.append(&mut unit.module_calls);
     unit.diagnostics
 }
 
@@ -161,6 +163,12 @@ pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
     } else {
         tree::yaml::parse(&file.text, file.id, limits)
     };
+    // `terraform show -json` of a plan.
+    if let (true, None, [doc]) = (json, &parsed.error, parsed.documents.as_slice()) {
+        if terraform::is_plan(doc) {
+            return terraform::load_plan(file, doc, limits);
+        }
+    }
     load_parsed(file, parsed)
 }
 

@@ -69,49 +69,196 @@ pub fn kind(source: &str) -> Kind {
     }
 }
 
-/// A local module that is a copy of terraform-aws-eks (its own examples use
-/// `source = "../.."`): recognised by path and content, or, when the folder is
-/// not in the linted tree, by the module's profile inputs.
+/// A local module: a copy of terraform-aws-eks (its own examples use
+/// `source = "../.."`) or of one of its sub-modules is recognised by the
+/// variables and outputs it declares, whatever its path or contents; any
+/// other module on disk is followed as code. When the folder declares no
+/// variable at all (its code is not there, or only part of it), the call
+/// itself must be unmistakable: `fargate_profiles` with at least two inputs
+/// only terraform-aws-eks takes. Otherwise a module whose code is not on
+/// disk is opaque: what it builds is unknown, so nothing is guessed.
 pub fn local_kind(
     dir: &std::path::Path,
     rel: &str,
-    body: &hcl_edit::structure::Body,
+    call: &hcl_edit::structure::Body,
     sources: &crate::sources::Sources,
 ) -> Kind {
+    let shape = Shape::read(dir, sources);
+    if let Some(s) = shape.as_ref().filter(|s| !s.variables.is_empty()) {
+        return s.kind().unwrap_or_else(|| Kind::Local(rel.to_string()));
+    }
     let rel_t = rel.trim_end_matches('/');
-    let texts: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            let mut p: Vec<_> = rd
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "tf"))
-                .collect();
-            p.sort();
-            p.into_iter()
-                .take(200)
-                .filter_map(|p| sources.load(&p).ok())
-                .map(|f| f.text.to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let has = |needle: &str| texts.iter().any(|t| t.contains(needle));
     if rel_t.ends_with("modules/fargate-profile")
-        && (texts.is_empty() || has("aws_eks_fargate_profile"))
+        && call.has_attribute("selectors")
+        && call.has_attribute("cluster_name")
     {
         return Kind::FargateProfile;
     }
-    let profile_inputs = body.has_attribute("fargate_profiles")
-        && (body.has_attribute("cluster_name") || body.has_attribute("name"));
-    if texts.is_empty() {
-        if profile_inputs {
-            return Kind::Root;
-        }
-        return Kind::Local(rel.to_string());
-    }
-    if has("resource \"aws_eks_cluster\"") && has("fargate_profile") {
+    let distinctive = EKS_ONLY_INPUTS
+        .iter()
+        .filter(|n| call.has_attribute(n))
+        .count();
+    if call.has_attribute("fargate_profiles") && distinctive >= 2 {
         return Kind::Root;
     }
-    Kind::Local(rel.to_string())
+    match shape {
+        Some(_) => Kind::Local(rel.to_string()),
+        None => Kind::Other,
+    }
+}
+
+/// Inputs of terraform-aws-eks (v17 to v21) that other EKS modules do not
+/// take under these names.
+const EKS_ONLY_INPUTS: &[&str] = &[
+    "fargate_profile_defaults",
+    "eks_managed_node_groups",
+    "eks_managed_node_group_defaults",
+    "self_managed_node_groups",
+    "self_managed_node_group_defaults",
+    "cluster_addons",
+    "manage_aws_auth_configmap",
+    "create_aws_auth_configmap",
+    "manage_aws_auth",
+    "aws_auth_roles",
+    "cluster_endpoint_public_access",
+    "cluster_endpoint_private_access",
+    "control_plane_subnet_ids",
+    "create_cluster_security_group",
+    "create_node_security_group",
+    "fargate_subnets",
+    "worker_groups",
+    "worker_groups_launch_template",
+    "node_groups",
+    "cluster_version",
+    "kubernetes_version",
+    "enable_cluster_creator_admin_permissions",
+];
+
+/// The variables and outputs a module folder declares.
+#[derive(Default)]
+pub struct Shape {
+    variables: std::collections::HashSet<String>,
+    outputs: std::collections::HashSet<String>,
+}
+
+impl Shape {
+    /// `None` when the folder holds no `.tf` file.
+    pub fn read(dir: &std::path::Path, sources: &crate::sources::Sources) -> Option<Shape> {
+        let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "tf")
+                    && !p
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with('.'))
+            })
+            .collect();
+        if paths.is_empty() {
+            return None;
+        }
+        paths.sort();
+        let mut shape = Shape::default();
+        for p in paths.into_iter().take(500) {
+            let Ok(f) = sources.load(&p) else { continue };
+            let Ok(body) = hcl_edit::parser::parse_body(&f.text) else {
+                continue;
+            };
+            for s in body.iter() {
+                let hcl_edit::structure::Structure::Block(b) = s else {
+                    continue;
+                };
+                let Some(l) = super::label(b, 0) else {
+                    continue;
+                };
+                match b.ident.as_str() {
+                    "variable" => shape.variables.insert(l.to_string()),
+                    "output" => shape.outputs.insert(l.to_string()),
+                    _ => false,
+                };
+            }
+        }
+        Some(shape)
+    }
+
+    fn has(&self, variables: &[&str], outputs: &[&str]) -> bool {
+        variables.iter().all(|v| self.variables.contains(*v))
+            && outputs.iter().all(|o| self.outputs.contains(*o))
+    }
+
+    /// Which part of terraform-aws-eks (v17 to v21) this is a copy of, if any.
+    pub fn kind(&self) -> Option<Kind> {
+        if self.has(
+            &[
+                "fargate_profiles",
+                "eks_managed_node_groups",
+                "self_managed_node_groups",
+            ],
+            &[
+                "fargate_profiles",
+                "eks_managed_node_groups",
+                "oidc_provider_arn",
+                "cluster_arn",
+            ],
+        ) || self.has(
+            &[
+                "fargate_profiles",
+                "node_groups",
+                "worker_groups",
+                "cluster_name",
+            ],
+            &[
+                "fargate_profile_ids",
+                "node_groups",
+                "oidc_provider_arn",
+                "cluster_arn",
+            ],
+        ) {
+            return Some(Kind::Root);
+        }
+        if self.has(
+            &[
+                "cluster_name",
+                "name",
+                "selectors",
+                "subnet_ids",
+                "create_iam_role",
+            ],
+            &["fargate_profile_arn", "fargate_profile_id", "iam_role_arn"],
+        ) {
+            return Some(Kind::FargateProfile);
+        }
+        if self.has(
+            &["create_eks", "cluster_name", "fargate_profiles", "subnets"],
+            &[
+                "fargate_profile_ids",
+                "fargate_profile_arns",
+                "aws_auth_roles",
+            ],
+        ) {
+            return Some(Kind::FargateV17);
+        }
+        if self.has(
+            &["cluster_name", "min_size", "max_size", "desired_size"],
+            &["node_group_arn", "node_group_id"],
+        ) || self.has(
+            &["cluster_name", "instance_type", "min_size", "max_size"],
+            &["autoscaling_group_arn", "autoscaling_group_id"],
+        ) || self.has(
+            &[
+                "create_eks",
+                "cluster_name",
+                "node_groups",
+                "node_groups_defaults",
+            ],
+            &["node_groups", "aws_auth_roles"],
+        ) {
+            return Some(Kind::NodeGroup);
+        }
+        None
+    }
 }
 
 fn is_false(x: Option<&Value>) -> bool {

@@ -76,10 +76,17 @@ pub struct Env<'a> {
     pub limit_hit: RefCell<Option<(Option<Span>, String)>>,
     /// Object keys renamed for the parser (a repeated key), by file and offset.
     pub renamed: HashMap<(FileId, u32), String>,
+    /// Outputs of the local modules read so far, by call name: an object, or
+    /// a list/map of objects for `count`/`for_each` calls.
+    pub modules: RefCell<HashMap<String, Value>>,
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
-    r.map(|r| Span::new(file, r.start, r.end))
+    r.map(|r| {
+        // A `.tf.json` file is parsed as HCL text made from it: back to the JSON.
+        let r = super::json_syntax::remap(file, r);
+        Span::new(file, r.start, r.end)
+    })
 }
 
 pub fn v(kind: ValueKind, span: Option<Span>) -> Value {
@@ -107,7 +114,18 @@ impl<'a> Env<'a> {
             limits: crate::tree::Limits::default(),
             limit_hit: RefCell::new(None),
             renamed: HashMap::new(),
+            modules: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Work done so far; module instances carry it on, so that a root and
+    /// every module it calls share one `terraform-eval-steps` budget.
+    pub fn steps_used(&self) -> u64 {
+        self.steps.get()
+    }
+
+    pub fn set_steps(&self, n: u64) {
+        self.steps.set(n);
     }
 
     pub fn budget_left(&self) -> bool {
@@ -461,7 +479,18 @@ impl<'a> Env<'a> {
             "terraform" if first == "workspace" => {
                 Ok((v(ValueKind::String("default".into()), span), 1))
             }
-            "module" | "data" | "terraform" | "self" | "each" | "count" => {
+            "module" => match self.modules.borrow().get(first) {
+                Some(val) => {
+                    self.charge(val);
+                    if !self.budget_left() {
+                        self.note_budget(span);
+                        return Ok((Value::unknown(span), ops.len()));
+                    }
+                    Ok((val.clone(), 1))
+                }
+                None => Ok((Value::unknown(span), ops.len())),
+            },
+            "data" | "terraform" | "self" | "each" | "count" => {
                 Ok((Value::unknown(span), ops.len()))
             }
             rtype => {

@@ -11,6 +11,7 @@ mod functions;
 mod graph;
 mod helm;
 mod iam;
+mod json_syntax;
 mod manifests;
 mod network;
 mod pod_identity;
@@ -81,12 +82,275 @@ fn load_module_here(
     let module = ModuleSrc { dir, files: parsed };
     let mut b = Builder {
         tag: crate::sources::display_path(dir),
+        root_dir: dir.to_path_buf(),
+        installed: installed_modules(dir, sources),
         ..Builder::default()
     };
     b.load(&module, sources, limits, Inputs::Root(tfvars), "", 0);
     b.finish(&mut out);
+    json_syntax::clear();
     out.diagnostics.extend(diags);
     out
+}
+
+/// A block's header (`module "eks"`), up to its opening brace.
+fn header_span(env: &Env<'_>, b: &Block, file: FileId) -> Span {
+    let whole = span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0));
+    let Some(f) = env.file(file) else {
+        return whole;
+    };
+    let (start, end) = (f.clamp(whole.start as usize), f.clamp(whole.end as usize));
+    let text = f.text.get(start..end).unwrap_or("");
+    let head = text.find('{').unwrap_or(text.len());
+    Span::new(file, start, start + text[..head].trim_end().len())
+}
+
+/// The folders that a module folder calls as local modules
+/// (`source = "./x"`), lexically normalised. Read straight from disk, so
+/// that the walk can tell roots from called modules before anything is
+/// modelled; only files that mention a local source are parsed.
+pub fn local_calls(
+    dir: &Path,
+    files: &[std::path::PathBuf],
+    max_file_size: u64,
+) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for p in files {
+        if std::fs::metadata(p).map_or(true, |m| m.len() > max_file_size) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
+        // Most files call no local module: a scan of the bytes rules them out.
+        let local = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'"')
+            .any(|(i, _)| {
+                let rest = &bytes[i + 1..];
+                rest.starts_with(b"./") || rest.starts_with(b"../")
+            });
+        if !local {
+            continue;
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let Ok(body) = hcl_edit::parser::parse_body(&text) else {
+            continue;
+        };
+        for s in body.iter() {
+            let Structure::Block(b) = s else { continue };
+            if b.ident.as_str() != "module" {
+                continue;
+            }
+            let Some(Expression::String(src)) = b.body.get_attribute("source").map(|a| &a.value)
+            else {
+                continue;
+            };
+            if let eks_module::Kind::Local(rel) = eks_module::kind(src.as_str()) {
+                out.push(normalize(&dir.join(rel)));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system.
+pub fn normalize(p: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_parent =
+                    matches!(out.components().next_back(), Some(Component::ParentDir));
+                if last_is_parent || !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// Syntax errors of a called module's files, which are linted through
+/// their calls rather than as a root.
+pub fn syntax_errors(files: &[Arc<SourceFile>]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let _ = parse_files(files, &mut diags);
+    diags
+}
+
+/// The module key of the module a prefix is the address of:
+/// `module.a["x"].module.b.` is `a.b.`, the root's is empty.
+fn module_key(prefix: &str) -> String {
+    let mut key = String::new();
+    let mut rest = prefix;
+    while let Some(after) = rest.strip_prefix("module.") {
+        let end = after.find(['.', '[']).unwrap_or(after.len());
+        key.push_str(&after[..end]);
+        key.push('.');
+        rest = &after[end..];
+        if rest.starts_with('[') {
+            rest = rest.find("].").map_or("", |i| &rest[i + 1..]);
+        }
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+    }
+    key
+}
+
+/// `.terraform/modules/modules.json`, which `terraform init` writes: module
+/// keys to the folders (relative to the root) it installed their code into.
+fn installed_modules(dir: &Path, sources: &Sources) -> HashMap<String, std::path::PathBuf> {
+    let mut out = HashMap::new();
+    let path = dir.join(".terraform").join("modules").join("modules.json");
+    if !path.is_file() {
+        return out;
+    }
+    let Ok(f) = sources.load(&path) else {
+        return out;
+    };
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(&f.text) else {
+        return out;
+    };
+    for m in doc
+        .get("Modules")
+        .and_then(|m| m.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let (Some(key), Some(d)) = (
+            m.get("Key").and_then(|k| k.as_str()),
+            m.get("Dir").and_then(|k| k.as_str()),
+        ) else {
+            continue;
+        };
+        // Only folders inside the root's `.terraform`: the file is data, not a
+        // licence to read elsewhere.
+        let rel = Path::new(d);
+        let inside = rel.starts_with(".terraform")
+            && !rel
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if !key.is_empty() && inside {
+            out.insert(key.to_string(), rel.to_path_buf());
+        }
+    }
+    out
+}
+
+/// Local module calls in an order where a call that passes another's
+/// outputs comes after it, as far as that can be told; the rest in file order.
+fn local_module_order(blocks: &[(&Block, FileId)], is_local: &dyn Fn(usize) -> bool) -> Vec<usize> {
+    let calls: Vec<usize> = (0..blocks.len()).filter(|i| is_local(*i)).collect();
+    let needs: Vec<Vec<String>> = calls
+        .iter()
+        .map(|&i| {
+            let mut n: Vec<String> = blocks[i]
+                .0
+                .body
+                .iter()
+                .filter_map(|s| match s {
+                    Structure::Attribute(a) => Some(graph::refs_of_expr(&a.value)),
+                    Structure::Block(_) => None,
+                })
+                .flatten()
+                .filter(|r| r.root == "module")
+                .filter_map(|r| r.attrs.first().cloned())
+                .collect();
+            n.sort();
+            n.dedup();
+            n
+        })
+        .collect();
+    let name = |i: usize| label(blocks[i].0, 0).unwrap_or("");
+    let mut done: Vec<usize> = Vec::new();
+    let mut left: Vec<usize> = (0..calls.len()).collect();
+    while !left.is_empty() {
+        let pending: std::collections::HashSet<&str> =
+            left.iter().map(|&k| name(calls[k])).collect();
+        let ready: Vec<usize> = left
+            .iter()
+            .copied()
+            .filter(|&k| {
+                needs[k]
+                    .iter()
+                    .all(|m| m == name(calls[k]) || !pending.contains(m.as_str()))
+            })
+            .collect();
+        // A cycle: the rest in file order.
+        let take = if ready.is_empty() {
+            left.clone()
+        } else {
+            ready
+        };
+        left.retain(|k| !take.contains(k));
+        done.extend(take.into_iter().map(|k| calls[k]));
+    }
+    done
+}
+
+pub use json_syntax::is_plan;
+
+/// `terraform show -json` output of a plan: `planned_values` (every value
+/// resolved) read into the model, `configuration` giving the order.
+/// Findings point at each resource's place in the JSON.
+pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> UnitOutput {
+    let mut out = UnitOutput {
+        formats: vec![Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let Some((text, segs)) = json_syntax::translate_plan(doc) else {
+        return out;
+    };
+    let f = Arc::new(SourceFile::new(
+        file.id,
+        file.path.clone(),
+        file.text.clone(),
+    ));
+    let tag = file.path.clone();
+    crate::stack::with_large_stack(move || {
+        let Ok(body) = hcl_edit::parser::parse_body(&text) else {
+            return out;
+        };
+        json_syntax::register(f.id, segs);
+        // Nothing in a plan reads files: a root that does not exist.
+        let nowhere = Path::new("/nonexistent/fplint-plan");
+        let sources = Sources::new(vec![nowhere.to_path_buf()]);
+        let module = ModuleSrc {
+            dir: nowhere,
+            files: vec![ParsedFile {
+                file: f.clone(),
+                body,
+                renames: Vec::new(),
+            }],
+        };
+        let mut b = Builder {
+            tag,
+            ..Builder::default()
+        };
+        b.load(
+            &module,
+            &sources,
+            limits,
+            Inputs::Root(HashMap::new()),
+            "",
+            0,
+        );
+        b.finish(&mut out);
+        json_syntax::clear();
+        out.given_files = vec![f.id];
+        out
+    })
 }
 
 /// One folder's entries, listed once for its `.tf` files and its tfvars.
@@ -142,7 +406,7 @@ impl Listing {
     ) -> Vec<Arc<SourceFile>> {
         self.entries
             .iter()
-            .filter(|(n, _)| n.ends_with(".tf") && !n.starts_with('.'))
+            .filter(|(n, _)| (n.ends_with(".tf") || n.ends_with(".tf.json")) && !n.starts_with('.'))
             .take(500)
             .filter_map(|e| {
                 let shown = crate::sources::display_path(&dir.join(&e.0));
@@ -251,6 +515,12 @@ fn rename_key(text: &mut String, off: usize, n: usize) -> Option<(usize, String)
 fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<ParsedFile> {
     let mut out = Vec::new();
     for f in files {
+        if f.path.ends_with(".tf.json") {
+            if let Some(pf) = parse_json_file(f, diags) {
+                out.push(pf);
+            }
+            continue;
+        }
         match parse_lenient(&f.text) {
             Ok((body, renames)) => out.push(ParsedFile {
                 file: f.clone(),
@@ -275,6 +545,27 @@ fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<Pa
         }
     }
     out
+}
+
+/// A `.tf.json` file, read through its HCL rewrite (see [`json_syntax`]).
+fn parse_json_file(f: &Arc<SourceFile>, diags: &mut Vec<Diagnostic>) -> Option<ParsedFile> {
+    let parsed = crate::tree::json::parse(&f.text, f.id, Limits::default());
+    if let Some(e) = parsed.error {
+        diags.push(
+            Diagnostic::parse_error(format!("invalid JSON: {}", e.message), e.span)
+                .with_label("here")
+                .with_help("fix the syntax error; fplint checks the module once it parses"),
+        );
+        return None;
+    }
+    let (text, segs) = json_syntax::translate(parsed.documents.first()?)?;
+    let body = hcl_edit::parser::parse_body(&text).ok()?;
+    json_syntax::register(f.id, segs);
+    Some(ParsedFile {
+        file: f.clone(),
+        body,
+        renames: Vec::new(),
+    })
 }
 
 fn first_line(s: &str) -> &str {
@@ -607,6 +898,14 @@ pub(crate) struct Builder {
     pub karpenter: crate::workload::KarpenterObjects,
     /// Files of local modules, read for context only.
     pub context_files: Vec<FileId>,
+    /// Each module file with the call that read it.
+    pub module_calls: Vec<crate::model::ModuleCall>,
+    /// The root module's folder, and the folders `terraform init` installed
+    /// modules into by module key (`eks`, `eks.fargate_profile`).
+    pub root_dir: std::path::PathBuf,
+    pub installed: HashMap<String, std::path::PathBuf>,
+    /// Evaluation steps used by the modules of the unit read so far.
+    pub steps: u64,
     /// The module folder as shown to the user: keys of clusters whose name
     /// is unknown include it, so that clusters of different folders stay apart.
     pub tag: String,
@@ -621,7 +920,7 @@ impl Builder {
         inputs: Inputs,
         prefix: &str,
         depth: usize,
-    ) {
+    ) -> Value {
         let mut decls = Decls::default();
         for pf in &module.files {
             let id = pf.file.id;
@@ -648,6 +947,7 @@ impl Builder {
                             .resources
                             .insert(format!("{t}.{n}"), (id, &b.body, repeated));
                         if let Some(r) = b.span() {
+                            let r = json_syntax::remap(id, r);
                             let text = &pf.file.text[pf.file.clamp(r.start)..pf.file.clamp(r.end)];
                             let end = text.find('{').unwrap_or(text.len());
                             decls.headers.insert(
@@ -662,6 +962,7 @@ impl Builder {
         }
         let mut env = Env::new(&decls, sources, module.dir.to_path_buf());
         env.limits = limits;
+        env.set_steps(self.steps);
         for pf in &module.files {
             env.files.borrow_mut().insert(pf.file.id, pf.file.clone());
             for (off, name) in &pf.renames {
@@ -710,52 +1011,81 @@ impl Builder {
                 }
             }
         }
-        let kind_of = |b: &Block, f: FileId| {
-            let src = ctx.eval_attr(&b.body, "source", f, &Vec::new());
-            let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
-            match eks_module::kind(&src) {
-                eks_module::Kind::Local(rel) => {
-                    eks_module::local_kind(&module.dir.join(&rel), &rel, &b.body, sources)
-                }
-                k => k,
-            }
-        };
+        // Each module call's kind, worked out once (a local source reads the folder).
+        let block_kinds: Vec<Option<eks_module::Kind>> = blocks
+            .iter()
+            .map(|(b, f)| {
+                (b.ident.as_str() == "module").then(|| {
+                    let src = ctx.eval_attr(&b.body, "source", *f, &Vec::new());
+                    let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+                    match eks_module::kind(&src) {
+                        eks_module::Kind::Local(rel) => {
+                            let dir = module.dir.join(&rel);
+                            eks_module::local_kind(&dir, &dir.to_string_lossy(), &b.body, sources)
+                        }
+                        // Installed by `terraform init`: read as code like a
+                        // local module (a copy of terraform-aws-eks by its shape).
+                        eks_module::Kind::Other => {
+                            let key = format!(
+                                "{}{}",
+                                module_key(prefix),
+                                label(b, 0).unwrap_or_default()
+                            );
+                            match self.installed.get(&key) {
+                                Some(d) => {
+                                    let dir = self.root_dir.join(d);
+                                    eks_module::local_kind(
+                                        &dir,
+                                        &dir.to_string_lossy(),
+                                        &b.body,
+                                        sources,
+                                    )
+                                }
+                                None => eks_module::Kind::Other,
+                            }
+                        }
+                        k => k,
+                    }
+                })
+            })
+            .collect();
+        let kind_at = |i: usize| block_kinds.get(i).cloned().flatten();
         // By name for references (the first block of a name wins, as
         // Terraform would reject a second one anyway).
         let mut kinds: HashMap<String, eks_module::Kind> = HashMap::new();
-        for (b, f) in &blocks {
+        for (i, (b, _)) in blocks.iter().enumerate() {
             if b.ident.as_str() == "module" {
-                if let Some(name) = label(b, 0) {
-                    if !kinds.contains_key(name) {
-                        let k = kind_of(b, *f);
-                        kinds.insert(name.to_string(), k);
-                    }
+                if let (Some(name), Some(k)) = (label(b, 0), kind_at(i)) {
+                    kinds.entry(name.to_string()).or_insert(k);
                 }
             }
         }
         self.graph.add_nodes(&blocks, prefix, &kinds, &decls);
 
         // Clusters first, so profiles in any file find theirs.
-        let defines_cluster = |b: &Block, f: FileId| match (b.ident.as_str(), label(b, 0)) {
+        let defines_cluster = |i: usize| match (blocks[i].0.ident.as_str(), label(blocks[i].0, 0)) {
             ("resource", Some(t)) => t == "aws_eks_cluster",
-            ("module", Some(_)) => kind_of(b, f) == eks_module::Kind::Root,
+            ("module", Some(_)) => kind_at(i) == Some(eks_module::Kind::Root),
             _ => false,
         };
-        let ordered = blocks
-            .iter()
-            .filter(|(b, f)| defines_cluster(b, *f))
-            .chain(blocks.iter().filter(|(b, f)| !defines_cluster(b, *f)));
-        for (b, file) in ordered {
+        let is_local = |i: usize| matches!(kind_at(i), Some(eks_module::Kind::Local(_)));
+        let ordered: Vec<usize> = (0..blocks.len())
+            .filter(|i| defines_cluster(*i))
+            .chain(local_module_order(&blocks, &is_local))
+            .chain((0..blocks.len()).filter(|i| !defines_cluster(*i) && !is_local(*i)))
+            .collect();
+        for i in ordered {
+            let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
-                    let kind = kind_of(b, *file);
+                    let kind = kind_at(i).unwrap_or(eks_module::Kind::Other);
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
                             self.load_local(
-                                module, sources, limits, &ctx, b, *file, n, &rel, prefix, depth,
+                                sources, limits, &ctx, b, *file, n, &rel, prefix, depth,
                             );
                         }
                         eks_module::Kind::Local(_) => {
@@ -801,12 +1131,29 @@ impl Builder {
                 _ => {}
             }
         }
+        // The module's outputs, for a caller's `module.NAME.OUTPUT`.
+        let mut outputs = Vec::new();
+        for (b, file) in &blocks {
+            if let ("output", Some(n)) = (b.ident.as_str(), label(b, 0)) {
+                let val = ctx
+                    .eval_attr(&b.body, "value", *file, &Vec::new())
+                    .unwrap_or_else(|| Value::unknown(span_of(*file, b.span())));
+                outputs.push((
+                    MapKey {
+                        name: n.to_string(),
+                        span: span_of(*file, b.span()),
+                    },
+                    val,
+                ));
+            }
+        }
+        self.steps = env.steps_used();
+        Value::new(ValueKind::Map(outputs), None)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn load_local(
         &mut self,
-        parent: &ModuleSrc<'_>,
         sources: &Sources,
         limits: Limits,
         ctx: &Ctx<'_, '_>,
@@ -817,7 +1164,8 @@ impl Builder {
         prefix: &str,
         depth: usize,
     ) {
-        let dir = parent.dir.join(rel);
+        // The folder of the module's code, as the call's kind resolved it.
+        let dir = std::path::PathBuf::from(rel);
         let Known::Known(insts) = ctx.instances(b, file) else {
             return;
         };
@@ -829,6 +1177,14 @@ impl Builder {
             return;
         }
         self.context_files.extend(files.iter().map(|f| f.id));
+        let call = header_span(ctx.env, b, file);
+        let module_addr = format!("{prefix}module.{name}");
+        self.module_calls
+            .extend(files.iter().map(|f| crate::model::ModuleCall {
+                file: f.id,
+                call,
+                address: module_addr.clone(),
+            }));
         let mut ignored = Vec::new();
         let parsed = parse_files(&files, &mut ignored);
         let child = ModuleSrc {
@@ -836,6 +1192,7 @@ impl Builder {
             files: parsed,
         };
         let repeated = b.body.has_attribute("count") || b.body.has_attribute("for_each");
+        let mut outputs: Vec<(MapKey, Value)> = Vec::new();
         for inst in &insts {
             // Hostile or huge trees: a bounded number of module copies.
             if self.modules_loaded >= MAX_MODULE_COPIES {
@@ -869,7 +1226,8 @@ impl Builder {
                 format!("{prefix}module.{name}.")
             };
             let hits_before = self.limit_hits.len();
-            self.load(
+            self.steps = ctx.env.steps_used();
+            let out = self.load(
                 &child,
                 sources,
                 limits,
@@ -877,6 +1235,14 @@ impl Builder {
                 &child_prefix,
                 depth + 1,
             );
+            ctx.env.set_steps(self.steps);
+            outputs.push((
+                MapKey {
+                    name: inst.suffix.trim_matches(['[', ']', '"']).to_string(),
+                    span: None,
+                },
+                out,
+            ));
             // The module's files are context only: report at the call.
             let call = span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0));
             for d in &mut self.limit_hits[hits_before..] {
@@ -885,10 +1251,23 @@ impl Builder {
                     d.span = call;
                 }
             }
-            let module_addr = format!("{prefix}module.{name}");
             self.graph.inherit(&module_addr, &child_prefix);
             self.graph.link_module(&module_addr, &child_prefix);
         }
+        let value = if b.body.has_attribute("count") {
+            Value::new(
+                ValueKind::List(outputs.into_iter().map(|(_, v)| v).collect()),
+                None,
+            )
+        } else if b.body.has_attribute("for_each") {
+            Value::new(ValueKind::Map(outputs), None)
+        } else {
+            match outputs.pop() {
+                Some((_, v)) => v,
+                None => return,
+            }
+        };
+        ctx.env.modules.borrow_mut().insert(name.to_string(), value);
     }
 
     /// The cluster an expression such as `cluster_name = aws_eks_cluster.x.name`
@@ -1027,6 +1406,10 @@ impl Builder {
         }
         out.workloads = self.workloads;
         out.context_files.append(&mut self.context_files);
+        self.module_calls
+            .sort_by_key(|m| (m.file, m.call.start, m.call.end));
+        self.module_calls.dedup();
+        out.module_calls = self.module_calls;
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
         out.karpenter = self.karpenter;

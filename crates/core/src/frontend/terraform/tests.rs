@@ -27,7 +27,7 @@ pub(super) fn load(files: &[(&str, &str)]) -> (UnitOutput, Sources, PathBuf) {
     let sources = Sources::new(vec![dir.clone()]);
     let given: Vec<_> = files
         .iter()
-        .filter(|(n, _)| n.ends_with(".tf") && !n.contains('/'))
+        .filter(|(n, _)| (n.ends_with(".tf") || n.ends_with(".tf.json")) && !n.contains('/'))
         .map(|(n, _)| sources.load(&dir.join(n)).unwrap())
         .collect();
     let out = load_module(&dir, &given, &sources, Limits::default());
@@ -908,4 +908,89 @@ resource "kubernetes_deployment_v1" "api" {
         .get("podAntiAffinity")
         .and_then(|n| n.get("requiredDuringSchedulingIgnoredDuringExecution"));
     assert_eq!(len(anti), Some(2));
+}
+
+#[test]
+fn a_module_called_a_thousand_times_stays_bounded() {
+    let root =
+        "module \"c\" {\n  source = \"./c\"\n  count  = 1000\n  name   = \"c${count.index}\"\n}\n";
+    let child = "variable \"name\" {}\nlocals { big = [for i in range(5000) : { n = i }] }\nresource \"aws_eks_cluster\" \"c\" { name = var.name }\noutput \"n\" { value = length(local.big) }\n";
+    let (out, _, _) = load(&[("main.tf", root), ("c/main.tf", child)]);
+    // A bounded number of copies, and FP000 says why the rest are not read.
+    assert_eq!(out.clusters.len(), super::MAX_MODULE_COPIES);
+    assert!(out
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("local module copies")));
+}
+
+#[test]
+fn module_outputs_resolve_per_instance() {
+    let root = "module \"c\" {\n  source   = \"./c\"\n  for_each = toset([\"a\", \"b\"])\n  name     = \"shop-${each.key}\"\n}\nresource \"aws_eks_fargate_profile\" \"p\" {\n  cluster_name = module.c[\"b\"].cluster_name\n  selector { namespace = \"kube-system\" }\n}\n";
+    let child = "variable \"name\" {}\nresource \"aws_eks_cluster\" \"this\" { name = var.name }\noutput \"cluster_name\" { value = aws_eks_cluster.this.name }\n";
+    let (out, _, _) = load(&[("main.tf", root), ("c/main.tf", child)]);
+    let names: Vec<(String, usize)> = out
+        .clusters
+        .iter()
+        .map(|c| {
+            (
+                c.name.known().cloned().unwrap_or_default(),
+                c.fargate_profiles.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [("shop-a".to_string(), 0), ("shop-b".to_string(), 1)]
+    );
+    assert_eq!(
+        &*out.clusters[1].loc.path,
+        "module.c[\"b\"].aws_eks_cluster.this"
+    );
+}
+
+#[test]
+fn tf_json_orders_by_references_and_depends_on() {
+    let json = r#"{
+  "resource": {
+    "helm_release": {
+      "a": { "chart": "x", "depends_on": ["module.eks"] },
+      "b": { "chart": "x", "name": "${module.eks.cluster_name}" },
+      "c": { "chart": "x", "name": "${length(module.eks.fargate_profiles)}" }
+    }
+  }
+}"#;
+    let (out, sources, _) = load(&[("main.tf", CLUSTER), ("releases.tf.json", json)]);
+    assert_eq!(releases_after_profile(&out), [true, false, true]);
+    // Each release is located at its name in the JSON, as a header.
+    let h = &out.clusters[0].helm_releases[1];
+    let f = sources.get(h.loc.span.file).unwrap();
+    assert!(f.path.ends_with("releases.tf.json"));
+    assert_eq!(f.slice(h.loc.span), "\"b\":");
+}
+
+#[test]
+fn plan_json_orders_by_configuration() {
+    let plan = r#"{
+  "format_version": "1.2",
+  "planned_values": { "root_module": { "resources": [
+    { "address": "aws_eks_cluster.c", "mode": "managed", "type": "aws_eks_cluster", "name": "c",
+      "values": { "name": "c" } },
+    { "address": "aws_eks_fargate_profile.p[\"a\"]", "mode": "managed", "type": "aws_eks_fargate_profile", "name": "p", "index": "a",
+      "values": { "cluster_name": "c", "fargate_profile_name": "a", "selector": [{ "namespace": "karpenter" }] } },
+    { "address": "helm_release.after", "mode": "managed", "type": "helm_release", "name": "after",
+      "values": { "chart": "x", "namespace": "karpenter" } },
+    { "address": "helm_release.not_after", "mode": "managed", "type": "helm_release", "name": "not_after",
+      "values": { "chart": "x", "namespace": "karpenter" } }
+  ] } },
+  "configuration": { "root_module": { "resources": [
+    { "address": "helm_release.after", "depends_on": ["aws_eks_fargate_profile.p"] },
+    { "address": "helm_release.not_after", "expressions": { "name": { "references": ["aws_eks_cluster.c.name", "aws_eks_cluster.c"] } } }
+  ] } }
+}"#;
+    let file = crate::source::SourceFile::new(crate::source::FileId(0), "plan.json", plan);
+    let out = crate::frontend::load_document_file(&file, Limits::default());
+    assert_eq!(out.clusters.len(), 1);
+    assert_eq!(out.clusters[0].fargate_profiles.len(), 1);
+    assert_eq!(releases_after_profile(&out), [true, false]);
 }
