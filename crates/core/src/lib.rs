@@ -7,6 +7,7 @@ pub mod frontend;
 pub mod glob;
 pub mod model;
 pub mod placement;
+pub mod schema;
 pub mod source;
 pub mod sources;
 pub mod stack;

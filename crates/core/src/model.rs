@@ -124,6 +124,8 @@ pub struct Project {
     /// context files are not reported.
     pub given_files: Vec<crate::source::FileId>,
     pub context_files: Vec<crate::source::FileId>,
+    /// Keys and values outside what their format defines.
+    pub schema_findings: Vec<crate::schema::SchemaFinding>,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }

@@ -58,6 +58,7 @@ fn join(path: &str, key: &str) -> String {
 }
 
 pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
+    crate::schema::check_eksctl(doc, &mut out.schema);
     let meta = doc.get("metadata");
     let name = match meta.and_then(|m| m.get("name")) {
         Some(n) => located(n, "metadata.name"),

@@ -49,6 +49,8 @@ pub struct UnitOutput {
     /// read only for context.
     pub given_files: Vec<crate::source::FileId>,
     pub context_files: Vec<crate::source::FileId>,
+    /// Keys and values outside the format's schema.
+    pub schema: Vec<crate::schema::SchemaFinding>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -106,6 +108,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.pod_identities.append(&mut unit.pod_identities);
     project.given_files.append(&mut unit.given_files);
     project.context_files.append(&mut unit.context_files);
+    project.schema_findings.append(&mut unit.schema);
     unit.diagnostics
 }
 

@@ -601,6 +601,8 @@ pub(crate) struct Builder {
     /// Hard limits that evaluation ran into (FP000): the values past them
     /// are unknown, and the user should know why.
     pub limit_hits: Vec<Diagnostic>,
+    /// Keys outside the resources' and modules' schemas.
+    pub schema: Vec<crate::schema::SchemaFinding>,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
@@ -747,10 +749,28 @@ impl Builder {
         for (b, file) in ordered {
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
+                    crate::schema::terraform::check_resource(b, *file, &mut self.schema);
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
                     let kind = kind_of(b, *file);
+                    match kind {
+                        eks_module::Kind::Root => crate::schema::terraform::check_eks_module(
+                            b,
+                            *file,
+                            None,
+                            &mut self.schema,
+                        ),
+                        eks_module::Kind::FargateProfile => {
+                            crate::schema::terraform::check_eks_module(
+                                b,
+                                *file,
+                                Some("modules/fargate-profile"),
+                                &mut self.schema,
+                            )
+                        }
+                        _ => {}
+                    }
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
                             self.load_local(
@@ -988,6 +1008,7 @@ impl Builder {
 
     fn finish(mut self, out: &mut UnitOutput) {
         out.diagnostics.append(&mut self.limit_hits);
+        out.schema.append(&mut self.schema);
         for (i, c) in self.clusters.iter_mut().enumerate() {
             let own = self.capacity.get(&i).cloned().unwrap_or(Capacity::None);
             c.capacity = match own {
