@@ -54,7 +54,6 @@ pub fn check_node(
     }
     for e in entries {
         let Some(key) = e.key.as_str() else { continue };
-        let here = join(path, key);
         match def.fields.iter().find(|f| f.name == key) {
             Some(f) => {
                 if let Some(expected) = wrong_shape(w, key, &f.ty, &e.value) {
@@ -64,17 +63,20 @@ pub fn check_node(
                         expected: expected.to_string(),
                         suggestion: None,
                         span: e.value.span,
-                        path: here,
+                        path: join(path, key),
                     });
                     continue;
                 }
-                check_value(w, &e.value, &f.ty, &here, out)
+                // Most fields are leaves: no path to build for them.
+                if !matches!(f.ty, Ty::Leaf(_)) {
+                    check_value(w, &e.value, &f.ty, &join(path, key), out);
+                }
             }
             None if def.open => {}
             None => out.push(SchemaFinding::UnknownField {
                 key: key.to_string(),
                 span: e.key.span,
-                path: here,
+                path: join(path, key),
                 object: object.to_string(),
                 suggestion: suggest(key, def.fields.iter().map(|f| f.name.as_str())),
             }),
