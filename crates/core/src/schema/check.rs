@@ -10,6 +10,10 @@ pub struct Walk<'t> {
     /// `Fn::If`, ...) stands for a value fplint may not know; its keys are
     /// not the object's.
     pub intrinsics: bool,
+    /// The tool matches keys ignoring case (Go's `encoding/json`, which
+    /// eksctl decodes with): a key in another case is read by the tool but
+    /// not by fplint.
+    pub ignore_case: bool,
 }
 
 fn is_intrinsic(node: &Node) -> bool {
@@ -73,13 +77,28 @@ pub fn check_node(
                 }
             }
             None if def.open => {}
-            None => out.push(SchemaFinding::UnknownField {
-                key: key.to_string(),
-                span: e.key.span,
-                path: join(path, key),
-                object: object.to_string(),
-                suggestion: suggest(key, def.fields.iter().map(|f| f.name.as_str())),
-            }),
+            None => {
+                let other_case = w
+                    .ignore_case
+                    .then(|| def.fields.iter().find(|f| f.name.eq_ignore_ascii_case(key)))
+                    .flatten();
+                if let Some(f) = other_case {
+                    out.push(SchemaFinding::WrongCase {
+                        key: key.to_string(),
+                        field: f.name.clone(),
+                        span: e.key.span,
+                        path: join(path, key),
+                    });
+                    continue;
+                }
+                out.push(SchemaFinding::UnknownField {
+                    key: key.to_string(),
+                    span: e.key.span,
+                    path: join(path, key),
+                    object: object.to_string(),
+                    suggestion: suggest(key, def.fields.iter().map(|f| f.name.as_str())),
+                })
+            }
         }
     }
 }

@@ -26,6 +26,14 @@ pub enum SchemaFinding {
         object: String,
         suggestion: Option<String>,
     },
+    /// A key that differs from a field only in case, where the tool matches
+    /// keys ignoring case (eksctl's Go decoder) but fplint does not.
+    WrongCase {
+        key: String,
+        field: String,
+        span: Span,
+        path: String,
+    },
     /// A value given as an argument where the format expects a nested block
     /// (Terraform `selector = [...]` for `selector { }`).
     ArgumentForBlock {
@@ -49,6 +57,7 @@ impl SchemaFinding {
     pub fn span(&self) -> Span {
         match self {
             SchemaFinding::UnknownField { span, .. }
+            | SchemaFinding::WrongCase { span, .. }
             | SchemaFinding::ArgumentForBlock { span, .. }
             | SchemaFinding::InvalidValue { span, .. } => *span,
         }
@@ -136,6 +145,7 @@ pub fn check_eksctl(doc: &crate::tree::Node, out: &mut Vec<SchemaFinding>) {
     let w = Walk {
         table: eksctl(),
         intrinsics: false,
+        ignore_case: true,
     };
     check_node(&w, doc, "ClusterConfig", "", out);
     for (i, a) in doc
@@ -185,6 +195,7 @@ pub fn check_cloudformation(
     let w = Walk {
         table: t,
         intrinsics: true,
+        ignore_case: false,
     };
     check_node(&w, props, ty, path, out);
 }
@@ -194,6 +205,7 @@ pub fn check_pod_template(tpl: &crate::tree::Node, path: &str, out: &mut Vec<Sch
     let w = Walk {
         table: kubernetes(),
         intrinsics: false,
+        ignore_case: false,
     };
     check_node(&w, tpl, "PodTemplateSpec", path, out);
     if let Some(spec) = tpl.get("spec") {
@@ -206,6 +218,7 @@ pub fn check_pod_spec(spec: &crate::tree::Node, path: &str, out: &mut Vec<Schema
     let w = Walk {
         table: kubernetes(),
         intrinsics: false,
+        ignore_case: false,
     };
     check_node(&w, spec, "PodSpec", path, out);
     check_tolerations(spec, path, out);

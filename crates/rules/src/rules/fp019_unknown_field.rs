@@ -50,6 +50,25 @@ impl Rule for UnknownField {
                         "write one `{key} {{ ... }}` block per item instead of `{key} = ...`"
                     )),
                 ),
+                // The tool reads it; fplint and schema-driven editors do not.
+                SchemaFinding::WrongCase {
+                    key,
+                    field,
+                    span,
+                    path,
+                } => out.push(
+                    Diagnostic::new(
+                        "FP019",
+                        Severity::Warning,
+                        format!("field `{key}` is spelt `{field}`"),
+                        *span,
+                    )
+                    .with_label("another case")
+                    .with_path(path.clone())
+                    .with_help(format!(
+                        "write `{field}`: eksctl matches keys ignoring case, but fplint reads `{field}` only, so nothing under this key is checked"
+                    )),
+                ),
                 SchemaFinding::InvalidValue { .. } => {}
             }
         }
