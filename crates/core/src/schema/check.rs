@@ -58,7 +58,7 @@ pub fn check_node(
     }
     for e in entries {
         let Some(key) = e.key.as_str() else { continue };
-        match def.fields.iter().find(|f| f.name == key) {
+        match def.get(key) {
             Some(f) => {
                 if let Some(expected) = wrong_shape(w, key, &f.ty, &e.value) {
                     out.push(SchemaFinding::InvalidValue {

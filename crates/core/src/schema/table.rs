@@ -73,6 +73,16 @@ pub struct Object {
     pub open: bool,
 }
 
+impl Object {
+    /// The field named `key`; fields are kept sorted by name.
+    pub fn get(&self, key: &str) -> Option<&Field> {
+        self.fields
+            .binary_search_by(|f| f.name.as_str().cmp(key))
+            .ok()
+            .and_then(|i| self.fields.get(i))
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     pub objects: HashMap<String, Object>,
@@ -122,6 +132,9 @@ impl Table {
                 _ => t.bad_lines.push(i + 1),
             }
         }
+        for o in t.objects.values_mut() {
+            o.fields.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         t
     }
 
@@ -130,11 +143,7 @@ impl Table {
     }
 
     pub fn field(&self, object: &str, key: &str) -> Option<&Field> {
-        self.objects
-            .get(object)?
-            .fields
-            .iter()
-            .find(|f| f.name == key)
+        self.objects.get(object)?.get(key)
     }
 
     /// Named object types that no object defines, and objects defined twice
@@ -153,7 +162,7 @@ impl Table {
                 continue;
             };
             for (i, f) in o.fields.iter().enumerate() {
-                if o.fields[..i].iter().any(|g| g.name == f.name) {
+                if i > 0 && o.fields[i - 1].name == f.name {
                     out.push(format!("{name}.{} is listed twice", f.name));
                 }
                 for r in f.ty.objects() {

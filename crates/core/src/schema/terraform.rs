@@ -136,7 +136,7 @@ fn check_body(
                 let Some(at) = span(file, a.key.span()) else {
                     continue;
                 };
-                match def.fields.iter().find(|f| f.name == key) {
+                match def.get(key) {
                     Some(f) => match &f.ty {
                         Ty::Block(_) => out.push(SchemaFinding::ArgumentForBlock {
                             key: key.to_string(),
@@ -172,7 +172,7 @@ fn check_body(
                     continue;
                 }
                 let here = format!("{path}.{key}");
-                match def.fields.iter().find(|f| f.name == key) {
+                match def.get(key) {
                     Some(Field {
                         ty: Ty::Block(inner),
                         ..
@@ -225,7 +225,7 @@ fn check_expr(
                     ObjectKey::Expression(_) => continue,
                 };
                 let here = format!("{path}.{key}");
-                match def.fields.iter().find(|f| f.name == key) {
+                match def.get(key) {
                     Some(f) => check_expr(t, v.expr(), &f.ty, &here, file, out),
                     None if def.open => {}
                     None => {
