@@ -52,8 +52,11 @@ pub fn check_node(
     if w.intrinsics && is_intrinsic(node) {
         return;
     }
-    // A YAML merge key brings keys fplint does not see here.
-    if entries.iter().any(|e| e.key.as_str() == Some("<<")) {
+    // A YAML merge key brings keys fplint does not see here; a macro
+    // (`Fn::Transform`) rewrites the object before CloudFormation reads it.
+    if entries.iter().any(|e| {
+        e.key.as_str() == Some("<<") || (w.intrinsics && e.key.as_str() == Some("Fn::Transform"))
+    }) {
         return;
     }
     for e in entries {
