@@ -605,12 +605,6 @@ fn a_named_near_miss_is_a_warning() {
     let d = tmp();
     let cases = [
         (
-            "v6.yaml",
-            "apiVersion: eksctl.io/v1alpha6\nkind: ClusterConfig\nmetadata: {name: shop}\n",
-            1,
-            "`apiVersion: eksctl.io/v1alpha6` is not an eksctl version fplint reads",
-        ),
-        (
             "kind.yaml",
             "apiVersion: eksctl.io/v1alpha5\nkind: Clusterconfig\nmetadata: {name: shop}\n",
             2,
@@ -670,6 +664,21 @@ fn a_named_near_miss_is_a_warning() {
         g.starts_with("::warning file=kind.yaml,line=2,title=fplint not-linted::"),
         "{g}"
     );
+    // An eksctl apiVersion eksctl does not know is FP020 (invalid-value),
+    // named or walked: the file is meant for eksctl.
+    write(
+        d.path(),
+        "v6/cluster.yaml",
+        "apiVersion: eksctl.io/v1alpha6\nkind: ClusterConfig\nmetadata: {name: shop}\n",
+    );
+    let o = fplint(&["check", "--format", "concise", "v6"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).starts_with("v6/cluster.yaml:1:13: FP020 [error]"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(d.path().join("v6")).unwrap();
     // Walked, the same files are someone else's business.
     let o = fplint(&["check", "--format", "json", "."], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

@@ -2,17 +2,25 @@
 //!
 //! Writes a synthetic monorepo mixing every format fplint reads, with
 //! realistic content and a known number of findings, for benchmarks.
+//!
+//! `cargo run -p xtask -- schema KIND SOURCE... [--check]`
+//!
+//! Regenerates (or, with `--check`, compares) a field table under
+//! `crates/core/schemas/` from upstream schemas; see docs/schemas.md.
 
 use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]");
     std::process::exit(2)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("schema") {
+        std::process::exit(xtask::schema_main(&args[1..]));
+    }
     if args.first().map(String::as_str) != Some("gen-monorepo") {
         usage();
     }

@@ -9,6 +9,7 @@ pub mod glob;
 pub mod join;
 pub mod model;
 pub mod placement;
+pub mod schema;
 pub mod source;
 pub mod sources;
 pub mod stack;

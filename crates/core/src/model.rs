@@ -128,6 +128,8 @@ pub struct Project {
     pub context_files: Vec<crate::source::FileId>,
     /// Files read as the code of a Terraform module call, with the call.
     pub module_calls: Vec<ModuleCall>,
+    /// Keys and values outside what their format defines.
+    pub schema_findings: Vec<crate::schema::SchemaFinding>,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }

@@ -4,7 +4,6 @@
 //! text: `version: "1.30"` stays the version 1.30. Values holding an envsubst
 //! placeholder (`$EKS_CLUSTER_NAME`) are unknown.
 
-use super::near_miss;
 use super::UnitOutput;
 use crate::model::{
     Addon, Capacity, Cluster, FargateProfile, Known, Label, Loc, Located, NodeGroup, Provisioner,
@@ -19,8 +18,8 @@ use std::collections::HashMap;
 pub fn recognise(doc: &Node) -> bool {
     let api = doc.get("apiVersion").and_then(Node::as_str);
     let kind = doc.get("kind").and_then(Node::as_str);
-    // Only the version eksctl reads; another is reported as a near-miss.
-    api == Some(near_miss::EKSCTL_API_VERSION) && kind == Some("ClusterConfig")
+    // Any eksctl version: one eksctl does not read is FP020 (invalid-value).
+    matches!(api, Some(a) if a.starts_with("eksctl.io/")) && kind == Some("ClusterConfig")
 }
 
 fn loc(node: &Node, path: &str) -> Loc {
@@ -60,6 +59,7 @@ fn join(path: &str, key: &str) -> String {
 }
 
 pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
+    crate::schema::check_eksctl(doc, &mut out.schema);
     let meta = doc.get("metadata");
     let name = match meta.and_then(|m| m.get("name")) {
         Some(n) => located(n, "metadata.name"),

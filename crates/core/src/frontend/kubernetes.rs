@@ -19,6 +19,7 @@ pub fn recognise(doc: &Node) -> bool {
 }
 
 pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
+    crate::schema::check_kubernetes(doc, &mut out.schema);
     let value = Value::from_node(doc);
     load_object(&value, "", out);
 }

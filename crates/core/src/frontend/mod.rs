@@ -53,6 +53,8 @@ pub struct UnitOutput {
     pub given_files: Vec<crate::source::FileId>,
     pub context_files: Vec<crate::source::FileId>,
     pub module_calls: Vec<crate::model::ModuleCall>,
+    /// Keys and values outside the format's schema.
+    pub schema: Vec<crate::schema::SchemaFinding>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -113,6 +115,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.given_files.append(&mut unit.given_files);
     project.context_files.append(&mut unit.context_files);
     project.module_calls.append(&mut unit.module_calls);
+    project.schema_findings.append(&mut unit.schema);
     unit.diagnostics
 }
 

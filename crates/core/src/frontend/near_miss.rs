@@ -96,17 +96,8 @@ fn near_miss(doc: &Node) -> Option<Verdict> {
     let api_str = api.and_then(Node::as_str);
     let kind_str = kind.and_then(Node::as_str);
     let eksctl_api = api_str.is_some_and(|a| a.to_ascii_lowercase().starts_with("eksctl.io/"));
-    if let (Some(a), Some(node)) = (api_str, api) {
-        if eksctl_api && a != EKSCTL_API_VERSION {
-            return Some(Verdict::NearMiss {
-                span: node.span,
-                message: format!(
-                    "`apiVersion: {a}` is not an eksctl version fplint reads, so this file was not linted"
-                ),
-                help: format!("eksctl config files use `apiVersion: {EKSCTL_API_VERSION}`"),
-            });
-        }
-    }
+    // An `eksctl.io/` version eksctl does not read is linted, and FP020
+    // (invalid-value) says so with the version to use.
     if let (Some(k), Some(node)) = (kind_str, kind) {
         let cluster_config = k.eq_ignore_ascii_case("ClusterConfig");
         if cluster_config && k != "ClusterConfig" {
@@ -187,7 +178,8 @@ mod tests {
 
     #[test]
     fn near_misses() {
-        assert!(near(&verdict(
+        // Another eksctl version is linted: FP020 reports it.
+        assert!(!near(&verdict(
             "a.yaml",
             "apiVersion: eksctl.io/v1alpha6\nkind: ClusterConfig\n"
         )));

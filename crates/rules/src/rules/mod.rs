@@ -16,3 +16,5 @@ pub mod fp015_fargate_pod_size;
 pub mod fp016_fargate_selector_invalid;
 pub mod fp017_pod_identity_on_fargate;
 pub mod fp018_fargate_profile_pin_annotation;
+pub mod fp019_unknown_field;
+pub mod fp020_invalid_value;

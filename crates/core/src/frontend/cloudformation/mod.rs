@@ -64,6 +64,9 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     };
     let t = Template::new(&doc);
     build(&t, out);
+    if !out.clusters.is_empty() || out.graph.is_some() {
+        crate::schema::check_template(&doc, &mut out.schema);
+    }
 }
 
 /// A `Metadata: {fplint: {ignore: [FP003]}}` suppression, the comment-free

@@ -347,6 +347,9 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
             0,
         );
         b.finish(&mut out);
+        // A plan holds values, not syntax: blocks and arguments look alike
+        // there, so the schema check of the source does not apply.
+        out.schema.clear();
         json_syntax::clear();
         out.given_files = vec![f.id];
         out
@@ -892,6 +895,8 @@ pub(crate) struct Builder {
     /// Hard limits that evaluation ran into (FP000): the values past them
     /// are unknown, and the user should know why.
     pub limit_hits: Vec<Diagnostic>,
+    /// Keys outside the resources' and modules' schemas.
+    pub schema: Vec<crate::schema::SchemaFinding>,
     pub workloads: Vec<crate::workload::Workload>,
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
@@ -1078,10 +1083,28 @@ impl Builder {
             let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
+                    crate::schema::terraform::check_resource(b, *file, &mut self.schema);
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
                     let kind = kind_at(i).unwrap_or(eks_module::Kind::Other);
+                    match kind {
+                        eks_module::Kind::Root => crate::schema::terraform::check_eks_module(
+                            b,
+                            *file,
+                            None,
+                            &mut self.schema,
+                        ),
+                        eks_module::Kind::FargateProfile => {
+                            crate::schema::terraform::check_eks_module(
+                                b,
+                                *file,
+                                Some("modules/fargate-profile"),
+                                &mut self.schema,
+                            )
+                        }
+                        _ => {}
+                    }
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
                             self.load_local(
@@ -1368,6 +1391,7 @@ impl Builder {
 
     fn finish(mut self, out: &mut UnitOutput) {
         out.diagnostics.append(&mut self.limit_hits);
+        out.schema.append(&mut self.schema);
         for (i, c) in self.clusters.iter_mut().enumerate() {
             let own = self.capacity.get(&i).cloned().unwrap_or(Capacity::None);
             c.capacity = match own {
