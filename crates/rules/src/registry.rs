@@ -27,7 +27,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A recognised file cannot be parsed",
         formats: &[Eksctl, Cfn, Tf, K8s],
-        doc: include_str!("../../../rules/FP000.md"),
+        doc: include_str!("../docs/FP000.md"),
         rule: None,
     },
     RuleInfo {
@@ -37,7 +37,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "eksctl leaves CoreDNS Pending when the kube-system selector has labels or a wildcard",
         formats: &[Eksctl],
-        doc: include_str!("../../../rules/FP001.md"),
+        doc: include_str!("../docs/FP001.md"),
         rule: Some(&rules::fp001_coredns_selector_labels::CorednsSelectorLabels),
     },
     RuleInfo {
@@ -46,7 +46,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "A Helm release on a Fargate profile is neither ordered after the profile nor tolerates the Fargate taint",
         formats: &[Tf],
-        doc: include_str!("../../../rules/FP002.md"),
+        doc: include_str!("../docs/FP002.md"),
         rule: Some(&rules::fp002_fargate_toleration_missing::FargateTolerationMissing),
     },
     RuleInfo {
@@ -56,7 +56,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "Two Fargate profiles of one cluster that the deployment may create at the same time",
         formats: &[Cfn, Tf],
-        doc: include_str!("../../../rules/FP003.md"),
+        doc: include_str!("../docs/FP003.md"),
         rule: Some(&rules::fp003_fargate_profile_parallel_creation::FargateProfileParallelCreation),
     },
     RuleInfo {
@@ -65,7 +65,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "More profiles, selectors or labels than the EKS quotas allow",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP004.md"),
+        doc: include_str!("../docs/FP004.md"),
         rule: Some(&rules::fp004_fargate_quota_exceeded::FargateQuotaExceeded),
     },
     RuleInfo {
@@ -74,7 +74,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "No Fargate selector matches CoreDNS on a cluster without nodes",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP005.md"),
+        doc: include_str!("../docs/FP005.md"),
         rule: Some(&rules::fp005_coredns_without_capacity::CorednsWithoutCapacity),
     },
     RuleInfo {
@@ -83,7 +83,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "The CoreDNS add-on of a cluster without nodes does not set computeType to Fargate",
         formats: &[Cfn, Tf],
-        doc: include_str!("../../../rules/FP006.md"),
+        doc: include_str!("../docs/FP006.md"),
         rule: Some(&rules::fp006_coredns_compute_type::CorednsComputeType),
     },
     RuleInfo {
@@ -92,7 +92,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A Fargate profile uses a public subnet",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP007.md"),
+        doc: include_str!("../docs/FP007.md"),
         rule: Some(&rules::fp007_fargate_subnet_public::FargateSubnetPublic),
     },
     RuleInfo {
@@ -101,7 +101,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A pod execution role lacks its managed policy or trust, or has an IAM path",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP008.md"),
+        doc: include_str!("../docs/FP008.md"),
         rule: Some(&rules::fp008_pod_execution_role_incomplete::PodExecutionRoleIncomplete),
     },
     RuleInfo {
@@ -110,7 +110,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "The aws-auth ConfigMap written in code lacks a Fargate pod execution role",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP009.md"),
+        doc: include_str!("../docs/FP009.md"),
         rule: Some(&rules::fp009_aws_auth_drops_fargate_role::AwsAuthDropsFargateRole),
     },
     RuleInfo {
@@ -119,7 +119,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "Two profiles can match the same pod; the name that sorts first wins",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP010.md"),
+        doc: include_str!("../docs/FP010.md"),
         rule: Some(&rules::fp010_fargate_profile_overlap::FargateProfileOverlap),
     },
     RuleInfo {
@@ -128,7 +128,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A workload matches no Fargate profile on a cluster without nodes",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP011.md"),
+        doc: include_str!("../docs/FP011.md"),
         rule: Some(&rules::fp011_workload_without_capacity::WorkloadWithoutCapacity),
     },
     RuleInfo {
@@ -137,7 +137,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "A workload or CoreDNS add-on may be created before the Fargate profile that runs its pods",
         formats: &[Cfn, Tf],
-        doc: include_str!("../../../rules/FP012.md"),
+        doc: include_str!("../docs/FP012.md"),
         rule: Some(&rules::fp012_installed_before_fargate_profile::InstalledBeforeFargateProfile),
     },
     RuleInfo {
@@ -146,7 +146,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "Karpenter below 1.5.0 can leave nodes tainted uninitialized",
         formats: &[Eksctl, Tf],
-        doc: include_str!("../../../rules/FP013.md"),
+        doc: include_str!("../docs/FP013.md"),
         rule: Some(&rules::fp013_karpenter_startup_taint_race::KarpenterStartupTaintRace),
     },
     RuleInfo {
@@ -156,7 +156,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "A pod on Fargate uses what Fargate refuses (DaemonSet, hostNetwork, privileged, ...)",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP014.md"),
+        doc: include_str!("../docs/FP014.md"),
         rule: Some(&rules::fp014_fargate_unsupported_pod_spec::FargateUnsupportedPodSpec),
     },
     RuleInfo {
@@ -166,7 +166,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "A pod on Fargate is too large, has no requests, or is billed far above its request",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP015.md"),
+        doc: include_str!("../docs/FP015.md"),
         rule: Some(&rules::fp015_fargate_pod_size::FargatePodSize),
     },
     RuleInfo {
@@ -175,7 +175,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A profile or selector EKS or eksctl rejects",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP016.md"),
+        doc: include_str!("../docs/FP016.md"),
         rule: Some(&rules::fp016_fargate_selector_invalid::FargateSelectorInvalid),
     },
     RuleInfo {
@@ -184,7 +184,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "An EKS Pod Identity association for pods that run on Fargate, where Pod Identity does not work",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP017.md"),
+        doc: include_str!("../docs/FP017.md"),
         rule: Some(&rules::fp017_pod_identity_on_fargate::PodIdentityOnFargate),
     },
     RuleInfo {
@@ -193,7 +193,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "The profile pin is an annotation, which Fargate ignores",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP018.md"),
+        doc: include_str!("../docs/FP018.md"),
         rule: Some(&rules::fp018_fargate_profile_pin_annotation::FargateProfilePinAnnotation),
     },
     RuleInfo {
@@ -202,7 +202,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Info,
         summary: "An inline `fplint: ignore[...]` suppresses nothing",
         formats: &[Eksctl, Cfn, Tf, K8s],
-        doc: include_str!("../../../rules/FP100.md"),
+        doc: include_str!("../docs/FP100.md"),
         rule: None,
     },
 ];
