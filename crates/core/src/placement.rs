@@ -420,7 +420,7 @@ mod properties {
             // The selector asks for a subset of the pod's labels, generalised.
             let mut wanted = Vec::new();
             for (k, v) in &pod {
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     wanted.push((generalise(&mut rng, k), generalise(&mut rng, v)));
                 }
             }

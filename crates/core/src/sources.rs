@@ -43,6 +43,9 @@ pub struct Sources {
     origins: Mutex<HashMap<FileId, Arc<OsStr>>>,
     /// Files whose text changed between the first read and a second one.
     changed: Mutex<Vec<String>>,
+    /// Texts that stand in for files on disk (an editor's unsaved buffers),
+    /// by canonical path.
+    overlays: Mutex<HashMap<Arc<OsStr>, Arc<str>>>,
     pub max_file_size: u64,
 }
 
@@ -68,6 +71,7 @@ impl Sources {
             roots,
             origins: Mutex::new(HashMap::new()),
             changed: Mutex::new(Vec::new()),
+            overlays: Mutex::new(HashMap::new()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
         }
     }
@@ -114,7 +118,11 @@ impl Sources {
                 return Ok(f);
             }
         }
-        let text = self.read_text(&canonical, &display)?;
+        let overlay = self.lock_overlays().get(&key).cloned();
+        let text: Arc<str> = match &overlay {
+            Some(t) => t.clone(),
+            None => self.read_text(&canonical, &display)?.into(),
+        };
         let mut paths = self.lock_paths();
         if let Some(id) = paths.get(&key).copied() {
             drop(paths);
@@ -124,7 +132,10 @@ impl Sources {
             paths = self.lock_paths();
         }
         let f = self.add_text(display, text);
-        self.lock_origins().insert(f.id, key.clone());
+        // An overlay has no file to read again, so its text is never released.
+        if overlay.is_none() {
+            self.lock_origins().insert(f.id, key.clone());
+        }
         paths.insert(key, f.id);
         Ok(f)
     }
@@ -233,6 +244,62 @@ impl Sources {
             }
             None => f.clone(),
         }
+    }
+
+    /// Read `path` from `text` instead of the disk from now on (`Some`), or
+    /// from the disk again (`None`): an editor's unsaved buffer. The path need
+    /// not exist, but its folder must. What was read from `path` before is
+    /// forgotten, as [`Sources::forget`] does, and its id returned.
+    pub fn set_overlay(
+        &self,
+        path: &Path,
+        text: Option<Arc<str>>,
+    ) -> Result<Option<FileId>, LoadError> {
+        let key = self.key_of(path)?;
+        match text {
+            Some(t) => self.lock_overlays().insert(key.clone(), t),
+            None => self.lock_overlays().remove(&key),
+        };
+        Ok(self.lock_paths().remove(&key))
+    }
+
+    /// Forget what was read from `path`, so that the next load reads it
+    /// again, under a new id; the id it had, if it was read.
+    pub fn forget(&self, path: &Path) -> Option<FileId> {
+        let key = self.key_of(path).ok()?;
+        self.lock_paths().remove(&key)
+    }
+
+    /// The id `path` was read under, if it was.
+    pub fn lookup(&self, path: &Path) -> Option<FileId> {
+        let key = self.key_of(path).ok()?;
+        self.lock_paths().get(&key).copied()
+    }
+
+    /// Drop a forgotten file's text for good: nothing points into it any more.
+    /// Its path stays, for reports made before.
+    pub fn retire(&self, id: FileId) {
+        self.lock_origins().remove(&id);
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = files.get_mut(id.0 as usize) {
+            if !slot.is_released() {
+                *slot = Arc::new(slot.released());
+            }
+        }
+    }
+
+    /// The canonical key of a path that may not exist yet.
+    fn key_of(&self, path: &Path) -> Result<Arc<OsStr>, LoadError> {
+        let listed = std::fs::symlink_metadata(path).map_or(true, |m| !m.file_type().is_symlink());
+        let canonical = self.canonical(path, listed).map_err(|e| LoadError::Io {
+            path: display_path(path),
+            reason: e.to_string(),
+        })?;
+        Ok(Arc::from(canonical.as_os_str()))
+    }
+
+    fn lock_overlays(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<OsStr>, Arc<str>>> {
+        self.overlays.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Paths of files that changed while fplint was running: their findings'

@@ -39,6 +39,7 @@ pub mod placement;
 pub mod render;
 pub mod suppress;
 pub mod walk;
+pub mod workspace;
 
 pub use fplint_core as core;
 pub use fplint_core::{Diagnostic, Severity};
@@ -46,6 +47,7 @@ pub use fplint_rules as rules;
 
 pub use config::{Config, ConfigError};
 pub use lint::{ConfigChoice, Loaded, Options, Report};
+pub use workspace::Workspace;
 
 use std::path::{Path, PathBuf};
 
@@ -63,7 +65,7 @@ pub mod allocator {
 ///
 /// Building one does no I/O beyond reading the config file; each check walks
 /// and models afresh.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Linter {
     config: Config,
     options: Options,
@@ -130,10 +132,58 @@ impl Linter {
         lint::load(&paths, &self.options, &self.config)
     }
 
-    /// Lint one file's text, as `check` lints a file of that name, without
-    /// reading the file system. `name` decides the format (`.tf` is
-    /// Terraform; YAML and JSON are recognised by content).
+    /// Keep the project under `paths` loaded, to check it again after
+    /// changes at the cost of the changed units only: what an editor or a
+    /// language server holds. See [`Workspace`].
+    pub fn open<P: AsRef<Path>>(self, paths: &[P]) -> Workspace {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        Workspace::open(self, paths)
+    }
+
+    /// Lint one file's text as `check` lints a file of that name.
+    ///
+    /// When the linter has a configuration file and `name` lies in its
+    /// folder, that folder is the file's project: it is read as context
+    /// (the file's Terraform module, the clusters its manifests run on) with
+    /// `text` in the file's place, and the findings in that file are
+    /// returned. Otherwise nothing is read from the file system. `name`
+    /// decides the format (`.tf` is Terraform; YAML and JSON are recognised
+    /// by content).
     pub fn check_source(&self, name: &str, text: &str) -> Report {
+        if let Some(root) = self.project_of(Path::new(name)) {
+            let mut ws = self.clone().open(&[root]);
+            let path = Path::new(name);
+            if ws.set_overlay(path, text) {
+                let mut report = ws.check();
+                let id = report.sources.lookup(path);
+                report.diagnostics.retain(|d| Some(d.span.file) == id);
+                return report;
+            }
+        }
         lint::lint_bytes_with_config(name, text.as_bytes(), &self.options, &self.config)
+    }
+
+    /// The folder of this linter's configuration file, as a path to walk
+    /// from here, if `file` lies in it.
+    fn project_of(&self, file: &Path) -> Option<PathBuf> {
+        let base = self.config.base_dir()?;
+        let name = file.file_name()?;
+        let parent = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        parent
+            .canonicalize()
+            .ok()?
+            .join(name)
+            .strip_prefix(&base)
+            .ok()?;
+        // Relative to the working folder when it can be, as `check` shows paths.
+        let here = std::env::current_dir().ok()?.canonicalize().ok()?;
+        Some(match base.strip_prefix(&here) {
+            Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => base,
+        })
     }
 }

@@ -136,9 +136,20 @@ pub struct Loaded {
 /// Units modelled together before they are absorbed into the project.
 const UNIT_BATCH: usize = 512;
 
-enum Job<'a> {
+/// One unit of modelling: a YAML/JSON file, or a folder of `.tf` files.
+pub(crate) enum Job<'a> {
     Document(&'a Candidate),
     Module(PathBuf, Vec<&'a Candidate>),
+}
+
+impl Job<'_> {
+    /// The files the unit is made of.
+    pub(crate) fn paths(&self) -> Vec<&Path> {
+        match self {
+            Job::Document(c) => vec![c.path.as_path()],
+            Job::Module(_, files) => files.iter().map(|c| c.path.as_path()).collect(),
+        }
+    }
 }
 
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -153,7 +164,55 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         _ => None,
     };
     let walked = walk::walk(paths, exclude);
-    let roots: Vec<PathBuf> = paths
+    let mut sources = Sources::new(roots_of(paths));
+    sources.max_file_size = max_file_size;
+    let sources = Arc::new(sources);
+    let jobs = plan_units(&walked.files);
+
+    // Units are modelled in parallel a batch at a time and absorbed in key
+    // order, so only one batch of unit models lives beside the project.
+    let mut project = Project::default();
+    let mut diagnostics = Vec::new();
+    let mut suppressions = Vec::new();
+    let mut released = 0;
+    for batch in jobs.chunks(UNIT_BATCH) {
+        let units: Vec<UnitOutput> = batch
+            .par_iter()
+            .map(|(_, job)| model_unit(job, &sources, limits))
+            .collect();
+        for mut unit in units {
+            suppressions.append(&mut unit.suppressions);
+            diagnostics.extend(frontend::absorb(&mut project, unit));
+        }
+        // Modelled: the text is read again only for files that get findings.
+        let upto = sources.len();
+        (released..upto).into_par_iter().for_each(|id| {
+            let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
+            sources.release_text(id, crate::suppress::may_have_directives);
+        });
+        released = upto;
+    }
+    diagnostics.extend(finish_project(
+        &mut project,
+        cfg,
+        &sources,
+        base.as_deref(),
+        limits,
+    ));
+    Loaded {
+        project,
+        sources,
+        diagnostics,
+        suppressions,
+        files_scanned: walked.files.len(),
+        errors: walked.errors,
+        base,
+    }
+}
+
+/// The folders reads are confined to: each path, or a file's folder.
+pub(crate) fn roots_of(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
         .iter()
         .map(|p| {
             if p.is_file() {
@@ -170,15 +229,15 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                 p
             }
         })
-        .collect();
-    let mut sources = Sources::new(roots);
-    sources.max_file_size = max_file_size;
-    let sources = Arc::new(sources);
+        .collect()
+}
 
+/// The units `files` make, in key order (the order they are absorbed in).
+pub(crate) fn plan_units(files: &[Candidate]) -> Vec<(String, Job<'_>)> {
     // A unit is a YAML/JSON file or a folder of `.tf` files (one module).
     let mut modules: BTreeMap<PathBuf, Vec<&Candidate>> = BTreeMap::new();
     let mut jobs: Vec<(String, Job)> = Vec::new();
-    for c in &walked.files {
+    for c in files {
         if c.path.extension().is_some_and(|e| e == "tf") {
             let dir = c
                 .path
@@ -199,49 +258,32 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         ));
     }
     jobs.sort_by(|a, b| a.0.cmp(&b.0));
+    jobs
+}
 
-    // Units are modelled in parallel a batch at a time and absorbed in key
-    // order, so only one batch of unit models lives beside the project.
-    let mut project = Project::default();
-    let mut diagnostics = Vec::new();
-    let mut suppressions = Vec::new();
-    let mut released = 0;
-    for batch in jobs.chunks(UNIT_BATCH) {
-        let units: Vec<UnitOutput> = batch
-            .par_iter()
-            .map(|(_, job)| {
-                let mut unit = match job {
-                    Job::Document(c) => load_document(c, &sources, limits),
-                    Job::Module(dir, files) => load_terraform(dir, files, &sources, limits),
-                };
-                unit.compact();
-                unit
-            })
-            .collect();
-        for mut unit in units {
-            suppressions.append(&mut unit.suppressions);
-            diagnostics.extend(frontend::absorb(&mut project, unit));
-        }
-        // Modelled: the text is read again only for files that get findings.
-        let upto = sources.len();
-        (released..upto).into_par_iter().for_each(|id| {
-            let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
-            sources.release_text(id, crate::suppress::may_have_directives);
-        });
-        released = upto;
-    }
-    diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
-    apply_cluster_overrides(&mut project, cfg);
-    assign_clusters(&mut project, cfg, &sources, base.as_deref());
-    Loaded {
-        project,
-        sources,
-        diagnostics,
-        suppressions,
-        files_scanned: walked.files.len(),
-        errors: walked.errors,
-        base,
-    }
+/// Read and model one unit, on the calling thread.
+pub(crate) fn model_unit(job: &Job, sources: &Sources, limits: Limits) -> UnitOutput {
+    let mut unit = match job {
+        Job::Document(c) => load_document(c, sources, limits),
+        Job::Module(dir, files) => load_terraform(dir, files, sources, limits),
+    };
+    unit.compact();
+    unit
+}
+
+/// What runs on the whole project once every unit is absorbed: list caps,
+/// the configuration's cluster overrides, cluster assignment.
+pub(crate) fn finish_project(
+    project: &mut Project,
+    cfg: &Config,
+    sources: &Sources,
+    base: Option<&Path>,
+    limits: Limits,
+) -> Vec<Diagnostic> {
+    let diagnostics = cap_lists(project, limits.max_list_items);
+    apply_cluster_overrides(project, cfg);
+    assign_clusters(project, cfg, sources, base);
+    diagnostics
 }
 
 pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Report {

@@ -32,7 +32,7 @@ impl Format {
 }
 
 /// What one unit (a file, or a Terraform module folder) contributes.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct UnitOutput {
     pub clusters: Vec<Cluster>,
     /// The unit's dependency graph; its [`crate::model::ResourceRef`]s use graph 0

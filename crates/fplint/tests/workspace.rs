@@ -1,0 +1,258 @@
+//! The incremental `Workspace`: after any change it reports exactly what a
+//! fresh run over the same files reports, and reads only what changed.
+
+use fplint::{ConfigChoice, Linter, Options, Workspace};
+use std::path::{Path, PathBuf};
+
+const CLUSTER: &str = "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: shop
+  region: eu-west-1
+fargateProfiles:
+  - name: fp-system
+    selectors:
+      - namespace: kube-system
+  - name: fp-shop
+    selectors:
+      - namespace: shop
+";
+
+fn deployment(namespace: &str) -> String {
+    format!(
+        "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: {namespace}
+spec:
+  selector:
+    matchLabels: {{app: web}}
+  template:
+    metadata:
+      labels: {{app: web}}
+    spec:
+      containers:
+        - name: web
+          image: public.ecr.aws/nginx/nginx:1.27
+          resources:
+            requests: {{cpu: 250m, memory: 512Mi}}
+"
+    )
+}
+
+const MODULE_MAIN: &str = r#"resource "kubernetes_deployment_v1" "api" {
+  metadata {
+    name      = "api"
+    namespace = var.namespace
+  }
+  spec {
+    template {
+      metadata {
+        labels = { app = "api" }
+      }
+      spec {
+        container {
+          name  = "api"
+          image = "public.ecr.aws/nginx/nginx:1.27"
+          resources {
+            requests = { cpu = "250m", memory = "512Mi" }
+          }
+        }
+      }
+    }
+  }
+}
+"#;
+
+fn module_vars(namespace: &str) -> String {
+    format!("variable \"namespace\" {{\n  default = \"{namespace}\"\n}}\n")
+}
+
+fn linter() -> Linter {
+    Linter::default().with_options(Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    })
+}
+
+fn json(report: &fplint::Report) -> String {
+    fplint::render::json::render(report)
+}
+
+fn codes(report: &fplint::Report) -> Vec<(String, &'static str)> {
+    report
+        .diagnostics()
+        .iter()
+        .map(|d| {
+            let file = report.file(d).map(|f| f.path.clone()).unwrap_or_default();
+            let name = Path::new(&file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (name, d.code)
+        })
+        .collect()
+}
+
+/// A project of every kind of unit: an eksctl cluster, a manifest, a
+/// Terraform module of two files.
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    std::fs::write(root.join("cluster.yaml"), CLUSTER).unwrap();
+    std::fs::write(root.join("web.yaml"), deployment("shop")).unwrap();
+    std::fs::create_dir(root.join("tf")).unwrap();
+    std::fs::write(root.join("tf/main.tf"), MODULE_MAIN).unwrap();
+    std::fs::write(root.join("tf/variables.tf"), module_vars("shop")).unwrap();
+    (tmp, root)
+}
+
+/// The workspace's report against a fresh run over the files on disk.
+fn assert_fresh(ws: &Workspace, root: &Path) -> fplint::Report {
+    let report = ws.check();
+    let fresh = linter().check_paths(&[root]);
+    assert_eq!(json(&report), json(&fresh));
+    report
+}
+
+#[test]
+fn opened_reports_as_a_run_does() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in ["../../examples", "../../tests/fixtures"] {
+        let dir = here.join(dir);
+        let ws = linter().open(&[&dir]);
+        let report = assert_fresh(&ws, &dir);
+        assert!(report.diagnostics().len() > 3, "{dir:?}");
+    }
+}
+
+#[test]
+fn edits_on_disk_match_a_fresh_run() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    assert_eq!(codes(&assert_fresh(&ws, &root)), []);
+
+    // A manifest moves to a namespace no profile selects.
+    std::fs::write(root.join("web.yaml"), deployment("other")).unwrap();
+    assert!(ws.file_changed(&root.join("web.yaml")));
+    assert_eq!(
+        codes(&assert_fresh(&ws, &root)),
+        [("web.yaml".to_string(), "FP011")]
+    );
+
+    // One file of a module changes: the module is modelled again, and its
+    // other file's deployment lands in a namespace no profile selects.
+    std::fs::write(root.join("tf/variables.tf"), module_vars("keda")).unwrap();
+    assert!(ws.file_changed(&root.join("tf/variables.tf")));
+    assert_eq!(
+        codes(&assert_fresh(&ws, &root)),
+        [
+            ("variables.tf".to_string(), "FP011"),
+            ("web.yaml".to_string(), "FP011")
+        ]
+    );
+
+    // Files created and deleted.
+    std::fs::remove_file(root.join("tf/main.tf")).unwrap();
+    assert!(ws.file_changed(&root.join("tf/main.tf")));
+    assert_eq!(
+        codes(&assert_fresh(&ws, &root)),
+        [("web.yaml".to_string(), "FP011")]
+    );
+    std::fs::write(root.join("more.yaml"), deployment("elsewhere")).unwrap();
+    assert!(ws.file_changed(&root.join("more.yaml")));
+    assert_eq!(
+        codes(&assert_fresh(&ws, &root)),
+        [
+            ("more.yaml".to_string(), "FP011"),
+            ("web.yaml".to_string(), "FP011")
+        ]
+    );
+    assert_eq!(ws.files().count(), 4);
+
+    // Outside the project, or not a name fplint reads.
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("x.yaml"), CLUSTER).unwrap();
+    assert!(!ws.file_changed(&elsewhere.path().join("x.yaml")));
+    std::fs::write(root.join("notes.txt"), "hello").unwrap();
+    assert!(!ws.file_changed(&root.join("notes.txt")));
+    assert_fresh(&ws, &root);
+}
+
+#[test]
+fn rescan_finds_added_and_removed_files() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    std::fs::write(root.join("web.yaml"), deployment("other")).unwrap();
+    std::fs::write(root.join(".gitignore"), "ignored.yaml\n").unwrap();
+    std::fs::write(root.join("ignored.yaml"), deployment("other")).unwrap();
+    std::fs::remove_file(root.join("cluster.yaml")).unwrap();
+    ws.file_changed(&root.join("web.yaml"));
+    ws.rescan();
+    assert_eq!(ws.files().count(), 3);
+    assert_fresh(&ws, &root);
+}
+
+#[test]
+fn an_edit_reads_only_the_changed_file() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    let before = ws.check().sources.len();
+    assert_eq!(before, 4);
+    // A module file: its sibling comes from the cache, not the disk.
+    assert!(ws.set_overlay(&root.join("tf/main.tf"), MODULE_MAIN.replace("api", "api2")));
+    assert_eq!(ws.check().sources.len(), before + 1);
+    assert!(ws.set_overlay(&root.join("web.yaml"), deployment("x")));
+    assert_eq!(ws.check().sources.len(), before + 2);
+}
+
+#[test]
+fn overlays_stand_in_for_the_disk() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    let web = root.join("web.yaml");
+    assert!(ws.set_overlay(&web, deployment("other")));
+    assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
+    // The disk is untouched; written, the same text gives the same report.
+    assert_eq!(std::fs::read_to_string(&web).unwrap(), deployment("shop"));
+    let with_overlay = json(&ws.check());
+    std::fs::write(&web, deployment("other")).unwrap();
+    assert_eq!(with_overlay, json(&linter().check_paths(&[&root])));
+    std::fs::write(&web, deployment("shop")).unwrap();
+
+    ws.remove_overlay(&web);
+    assert_eq!(codes(&assert_fresh(&ws, &root)), []);
+
+    // A buffer never saved joins the project, and leaves with its overlay.
+    let new = root.join("new.yaml");
+    assert!(ws.set_overlay(&new, deployment("nowhere")));
+    assert_eq!(codes(&ws.check()), [("new.yaml".to_string(), "FP011")]);
+    ws.remove_overlay(&new);
+    assert_eq!(codes(&assert_fresh(&ws, &root)), []);
+
+    assert!(!ws.set_overlay(&root.join("notes.txt"), "x"));
+    assert!(!ws.set_overlay(&root.join("missing/x.yaml"), "x"));
+}
+
+#[test]
+fn check_source_reads_its_project_for_context() {
+    let (_tmp, root) = project();
+    std::fs::write(root.join("fplint.toml"), "").unwrap();
+    let linter = Linter::discover(&[&root]).unwrap();
+    let web = root.join("web.yaml");
+    let name = web.to_string_lossy();
+    // The only cluster of the project runs the manifest: FP011, and only
+    // findings in the file asked about.
+    let report = linter.check_source(&name, &deployment("other"));
+    assert_eq!(codes(&report), [("web.yaml".to_string(), "FP011")]);
+    assert!(linter
+        .check_source(&name, &deployment("shop"))
+        .diagnostics()
+        .is_empty());
+    // Without a project, the manifest stands alone: its cluster is unknown.
+    let alone = Linter::default().check_source("web.yaml", &deployment("other"));
+    assert_eq!(codes(&alone), []);
+}
