@@ -11,12 +11,16 @@ use std::sync::{Arc, Mutex, RwLock};
 /// Why a file could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
+    /// The file system refused (missing, a folder, no permission).
     #[error("cannot read `{path}`: {reason}")]
     Io { path: String, reason: String },
+    /// A link leads out of the folders the user named.
     #[error("`{path}` is outside the linted tree")]
     OutsideTree { path: String },
+    /// Larger than the limit.
     #[error("`{path}` is {size} bytes, over the limit of {limit} bytes (limits.max-file-size)")]
     TooLarge { path: String, size: u64, limit: u64 },
+    /// Not UTF-8.
     #[error("`{path}` is not UTF-8 text: invalid byte at offset {offset}")]
     NotText {
         path: String,
@@ -46,6 +50,7 @@ pub struct Sources {
     /// Texts that stand in for files on disk (an editor's unsaved buffers),
     /// by canonical path.
     overlays: Mutex<HashMap<Arc<OsStr>, Arc<str>>>,
+    /// Largest file read, in bytes.
     pub max_file_size: u64,
 }
 
@@ -59,6 +64,7 @@ impl Default for Sources {
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 
 impl Sources {
+    /// A registry whose reads stay under `roots` (none: anywhere).
     pub fn new(roots: Vec<PathBuf>) -> Sources {
         let roots = roots
             .into_iter()
@@ -313,6 +319,7 @@ impl Sources {
         self.files.read().unwrap_or_else(|e| e.into_inner()).len()
     }
 
+    /// Whether no file was registered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -24,6 +24,10 @@
 //! assert_eq!(report.exit_code(), 1);
 //! ```
 //!
+//! [`Linter::check_paths`] lints a tree on disk as `fplint check` does, and
+//! [`Linter::open`] keeps a project loaded as a [`Workspace`] that an editor
+//! updates file by file, re-checking only what changed.
+//!
 //! Diagnostics are plain data ([`Diagnostic`]): a code, a severity, a
 //! message, a byte span and related spans. The [`render`] module turns a
 //! [`Report`] into the human, JSON, SARIF, GitHub and concise formats.
@@ -31,6 +35,8 @@
 //! The crates below this one keep their jobs: [`fplint_core`] (re-exported as
 //! [`core`]) reads files into the cluster model, and [`fplint_rules`]
 //! (re-exported as [`rules`]) holds the rules and their registry.
+
+#![warn(missing_docs)]
 
 pub mod config;
 pub mod fs;
@@ -120,6 +126,29 @@ impl Linter {
     }
 
     /// Walk `paths`, model every file, run the rules and apply suppressions.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("fplint.toml"), "ignore = [\"FP001\"]\n")?;
+    /// std::fs::write(dir.path().join("cluster.yaml"), "\
+    /// apiVersion: eksctl.io/v1alpha5
+    /// kind: ClusterConfig
+    /// metadata: { name: demo, region: eu-west-1 }
+    /// fargateProfiles:
+    ///   - name: system
+    ///     selectors:
+    ///       - namespace: kube-system
+    ///         labels: { k8s-app: kube-dns }
+    /// ")?;
+    /// let linter = fplint::Linter::discover(&[dir.path()])?;
+    /// let report = linter.check_paths(&[dir.path()]);
+    /// assert_eq!(report.files_scanned, 1);
+    /// // FP001 is ignored by the configuration found beside the file.
+    /// assert!(report.diagnostics().iter().all(|d| d.code != "FP001"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn check_paths<P: AsRef<Path>>(&self, paths: &[P]) -> Report {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         lint::run_with_config(&paths, &self.options, &self.config)

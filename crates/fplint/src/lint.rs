@@ -15,19 +15,28 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Where the configuration comes from.
 #[derive(Debug, Clone, Default)]
 pub enum ConfigChoice {
+    /// `fplint.toml` or `.fplint.toml` in the first path's folder or above.
     #[default]
     Discover,
+    /// This file (`--config`).
     File(PathBuf),
+    /// None: the defaults (`--no-config`).
     Disabled,
 }
 
+/// What the caller says of a run; each set value wins over the configuration.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// Rule code prefixes to run (`--select`); the configuration's when `None`.
     pub select: Option<Vec<String>>,
+    /// Rule code prefixes not to run (`--ignore`), besides the configuration's.
     pub ignore: Vec<String>,
+    /// The lowest severity that fails the run (`--fail-on`).
     pub fail_on: Option<Severity>,
+    /// Where the configuration comes from.
     pub config: ConfigChoice,
     /// Parser and evaluator bounds; `[limits]` in the config overrides them.
     pub limits: Limits,
@@ -52,11 +61,15 @@ impl Options {
 pub struct Report {
     /// The model the rules ran over.
     pub project: Project,
+    /// Every file read, to show where findings are.
     pub sources: Arc<Sources>,
+    /// The findings, sorted; see [`Report::diagnostics`].
     pub diagnostics: Vec<Diagnostic>,
+    /// Files found to lint.
     pub files_scanned: usize,
     /// Paths that could not be read (exit code 2).
     pub errors: Vec<String>,
+    /// The lowest severity that makes [`Report::exit_code`] 1.
     pub fail_on: Severity,
 }
 
@@ -66,6 +79,7 @@ impl Report {
         &self.diagnostics
     }
 
+    /// Whether a file could not be parsed (FP000), which makes the exit code 2.
     pub fn has_parse_error(&self) -> bool {
         self.diagnostics
             .iter()
@@ -83,6 +97,7 @@ impl Report {
         }
     }
 
+    /// The file a diagnostic points into, with its text.
     pub fn file(&self, d: &Diagnostic) -> Option<Arc<SourceFile>> {
         self.sources.get(d.span.file)
     }
@@ -95,12 +110,14 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Whether the rule `code` runs.
     pub fn enabled(&self, code: &str) -> bool {
         let hit = |p: &String| code.starts_with(p.as_str());
         self.select.as_ref().is_none_or(|s| s.iter().any(hit)) && !self.ignore.iter().any(hit)
     }
 }
 
+/// The configuration `choice` names, discovered from `paths` if so.
 pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config, ConfigError> {
     match choice {
         ConfigChoice::Disabled => Ok(Config::default()),
@@ -115,6 +132,7 @@ pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config
     }
 }
 
+/// Resolve the configuration, then [`run_with_config`].
 pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Report, ConfigError> {
     let cfg = resolve_config(paths, &opts.config)?;
     Ok(run_with_config(paths, opts, &cfg))
@@ -122,14 +140,19 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Report, ConfigError> {
 
 /// The model of everything under `paths`, before any rule runs.
 pub struct Loaded {
+    /// The model of every unit, clusters assigned.
     pub project: Project,
+    /// Every file read.
     pub sources: Arc<Sources>,
     /// Parse errors and other frontend findings.
     pub diagnostics: Vec<Diagnostic>,
     /// Suppressions written in the data (CloudFormation `Metadata`).
     pub suppressions: Vec<frontend::Suppression>,
+    /// Files found to lint.
     pub files_scanned: usize,
+    /// Paths that could not be walked or read (exit code 2).
     pub errors: Vec<String>,
+    /// The configuration's folder, where relative globs start.
     pub base: Option<PathBuf>,
 }
 
@@ -152,6 +175,7 @@ impl Job<'_> {
     }
 }
 
+/// Walk `paths` and model every file, on fplint's worker threads.
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     in_pool(|| load_here(paths, opts, cfg))
 }
@@ -286,6 +310,7 @@ pub(crate) fn finish_project(
     diagnostics
 }
 
+/// Walk, model, run the rules, filter and sort: `fplint check`.
 pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Report {
     check_loaded(load(paths, opts, cfg), opts, cfg)
 }

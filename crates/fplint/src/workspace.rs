@@ -266,6 +266,28 @@ impl Workspace {
     fn refresh(&mut self, stale: &HashSet<FileId>, path: Option<&Path>) {
         let before = self.sources.len();
         let plan = lint::plan_units(&self.files);
+        // A `.tf` file added or removed changes its folder's listing, which
+        // a module that calls that folder as a local module reads too.
+        let folder = path
+            .filter(|p| p.extension().is_some_and(|e| e == "tf"))
+            .and_then(Path::parent)
+            .map(fplint_core::sources::display_path);
+        let reads_folder = |u: &Unit| {
+            folder.as_ref().is_some_and(|dir| {
+                u.reads.iter().any(|id| {
+                    self.sources.peek(*id).is_some_and(|f| {
+                        let rest = if dir == "." {
+                            Some(f.path.as_str())
+                        } else {
+                            f.path
+                                .strip_prefix(dir.as_str())
+                                .and_then(|r| r.strip_prefix('/'))
+                        };
+                        rest.is_some_and(|r| !r.contains('/'))
+                    })
+                })
+            })
+        };
         let mut old: HashMap<String, VecDeque<Unit>> = HashMap::new();
         for (key, unit) in self.units.drain(..) {
             old.entry(key).or_default().push_back(unit);
@@ -280,6 +302,7 @@ impl Workspace {
                     .map(PathBuf::as_path)
                     .eq(paths.iter().copied())
                     && !u.reads.iter().any(|id| stale.contains(id))
+                    && !reads_folder(u)
                     && path.is_none_or(|p| !paths.contains(&p))
             }));
         }

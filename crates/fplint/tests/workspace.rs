@@ -256,3 +256,38 @@ fn check_source_reads_its_project_for_context() {
     let alone = Linter::default().check_source("web.yaml", &deployment("other"));
     assert_eq!(codes(&alone), []);
 }
+
+#[test]
+fn a_file_added_to_a_local_module_reaches_its_callers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("modules/fargate")).unwrap();
+    std::fs::write(
+        root.join("main.tf"),
+        "resource \"aws_eks_cluster\" \"c\" { name = \"c\" }\nmodule \"fargate\" {\n  source  = \"./modules/fargate\"\n  cluster = aws_eks_cluster.c.name\n}\n",
+    )
+    .unwrap();
+    let profile = |name: &str, namespace: &str| {
+        format!("resource \"aws_eks_fargate_profile\" \"{name}\" {{\n  cluster_name = var.cluster\n  selector {{ namespace = \"{namespace}\" }}\n}}\n")
+    };
+    std::fs::write(
+        root.join("modules/fargate/main.tf"),
+        format!("variable \"cluster\" {{}}\n{}", profile("p", "x")),
+    )
+    .unwrap();
+    let profiles = |r: &fplint::Report| -> usize {
+        r.project
+            .clusters
+            .iter()
+            .map(|c| c.fargate_profiles.len())
+            .sum()
+    };
+    let mut ws = linter().open(&[root]);
+    // The module's own unit, and its caller's.
+    assert_eq!(profiles(&ws.check()), 2);
+    std::fs::write(root.join("modules/fargate/extra.tf"), profile("q", "y")).unwrap();
+    assert!(ws.file_changed(&root.join("modules/fargate/extra.tf")));
+    let report = ws.check();
+    assert_eq!(profiles(&report), 4);
+    assert_eq!(profiles(&report), profiles(&linter().check_paths(&[root])));
+}

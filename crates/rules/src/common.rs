@@ -60,6 +60,7 @@ pub fn profile_label<'a>(project: &'a Project, profile: &'a FargateProfile) -> &
         .map_or("?", |n| n.name.as_str())
 }
 
+/// The name shown for the `i`th Fargate profile of `cluster`.
 pub fn profile_name<'a>(project: &'a Project, cluster: &'a Cluster, i: usize) -> &'a str {
     cluster
         .fargate_profiles
@@ -72,6 +73,7 @@ pub fn exclusive(project: &Project, a: &FargateProfile, b: &FargateProfile) -> b
     matches!((a.resource, b.resource), (Some(x), Some(y)) if project.mutually_exclusive(x, y))
 }
 
+/// How a workload is named in messages: its kind and name.
 pub fn workload_name(w: &Workload) -> String {
     format!(
         "{} `{}`",
@@ -80,7 +82,9 @@ pub fn workload_name(w: &Workload) -> String {
     )
 }
 
+/// The key of the taint Fargate nodes carry.
 pub const TAINT_KEY: &str = "eks.amazonaws.com/compute-type";
+/// The taint Fargate nodes carry, as `key=value:effect`.
 pub const TAINT: &str = "eks.amazonaws.com/compute-type=fargate:NoSchedule";
 
 /// The Fargate profile that takes a Helm release's pods, when the release is
@@ -243,6 +247,7 @@ fn covered(tols: Option<&Value>) -> Known<bool> {
     }
 }
 
+/// Whether one toleration tolerates the Fargate taint.
 pub fn tolerates(t: &Value) -> Known<bool> {
     if !matches!(t.kind, ValueKind::Map(_)) {
         return if t.is_unknown() {

@@ -5,12 +5,17 @@ use crate::Rule;
 use fplint_core::frontend::Format;
 use fplint_core::Severity;
 
+/// One rule's row: its code, name, severity, formats and documentation.
 pub struct RuleInfo {
+    /// `FP001` and so on.
     pub code: &'static str,
+    /// Kebab-case name, as the docs and SARIF show it.
     pub name: &'static str,
+    /// Severity unless the configuration says otherwise.
     pub default_severity: Severity,
     /// One line: what the rule finds.
     pub summary: &'static str,
+    /// The formats the rule reads findings from.
     pub formats: &'static [Format],
     /// `rules/FPxxx.md`, embedded.
     pub doc: &'static str,
@@ -20,6 +25,7 @@ pub struct RuleInfo {
 
 use Format::{CloudFormation as Cfn, Eksctl, Kubernetes as K8s, Terraform as Tf};
 
+/// Every rule, in code order.
 pub static REGISTRY: &[RuleInfo] = &[
     RuleInfo {
         code: "FP000",

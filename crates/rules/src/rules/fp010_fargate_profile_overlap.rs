@@ -12,6 +12,7 @@ use fplint_core::model::Known;
 use fplint_core::placement::selectors_overlap;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP010 rule, `fargate-profile-overlap`: the module documentation says what it finds.
 pub struct FargateProfileOverlap;
 
 impl Rule for FargateProfileOverlap {

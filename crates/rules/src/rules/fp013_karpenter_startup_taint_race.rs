@@ -8,6 +8,7 @@ use crate::{Context, Rule};
 use fplint_core::model::Located;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP013 rule, `karpenter-startup-taint-race`: the module documentation says what it finds.
 pub struct KarpenterStartupTaintRace;
 
 /// `v1.4.2`, `1.4`, `0.37.0-rc.1` → (major, minor, patch).
@@ -21,6 +22,7 @@ pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
     Some((major, minor, patch))
 }
 
+/// FP013 for one Karpenter version, wherever the frontends found it.
 pub fn check_version(version: &Located<String>, out: &mut Vec<Diagnostic>) {
     let Some(v) = version.known() else { return };
     let Some(parsed) = parse_version(v) else {
