@@ -33,7 +33,7 @@ pub fn generate(root: &Path, target: u64) -> std::io::Result<Stats> {
     let mut i = 0u64;
     while stats.bytes < target {
         let dir = root.join(format!("team-{:05}", i));
-        let broken = i % 10 == 0;
+        let broken = i.is_multiple_of(10);
         write(&mut stats, &dir.join("cluster.yaml"), &eksctl(i, broken))?;
         write(
             &mut stats,

@@ -7,6 +7,7 @@ use crate::model::*;
 use crate::value::{MapKey, Value, ValueKind};
 use crate::workload::*;
 
+/// Give back spare capacity, recursively, once a value is fully built.
 pub trait Compact {
     fn compact(&mut self);
 }

@@ -8,12 +8,15 @@ use crate::source::Span;
 /// A value that was resolved, or could not be.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Known<T> {
+    /// Resolved to this value.
     Known(T),
+    /// Could not be resolved; never fires a rule on its own.
     #[default]
     Unknown,
 }
 
 impl<T> Known<T> {
+    /// The value, if known.
     pub fn known(&self) -> Option<&T> {
         match self {
             Known::Known(v) => Some(v),
@@ -21,10 +24,12 @@ impl<T> Known<T> {
         }
     }
 
+    /// Whether the value is known.
     pub fn is_known(&self) -> bool {
         matches!(self, Known::Known(_))
     }
 
+    /// The known value mapped by `f`; unknown stays unknown.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Known<U> {
         match self {
             Known::Known(v) => Known::Known(f(v)),
@@ -45,12 +50,14 @@ impl<T> From<Option<T>> for Known<T> {
 /// Where a model node came from: its span and its logical path in the document.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Loc {
+    /// The bytes it was read from.
     pub span: Span,
     /// `fargateProfiles[0].selectors[1].labels`, `Resources.ProfileB.DependsOn`.
     pub path: Box<str>,
 }
 
 impl Loc {
+    /// A location at `span` with this logical path.
     pub fn new(span: Span, path: impl Into<String>) -> Loc {
         Loc {
             span,
@@ -62,15 +69,19 @@ impl Loc {
 /// A possibly unknown value with its location.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Located<T> {
+    /// The value, or unknown.
     pub value: Known<T>,
+    /// Where it was written (or would be).
     pub loc: Loc,
 }
 
 impl<T> Located<T> {
+    /// A value at a location.
     pub fn new(value: Known<T>, loc: Loc) -> Self {
         Located { value, loc }
     }
 
+    /// The value, if known.
     pub fn known(&self) -> Option<&T> {
         self.value.known()
     }
@@ -80,12 +91,16 @@ impl<T> Located<T> {
 /// belong to the tool (eksctl patches CoreDNS; CloudFormation creates in parallel).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Provisioner {
+    /// eksctl, from a `ClusterConfig`.
     Eksctl,
+    /// AWS CloudFormation, including CDK output.
     CloudFormation,
+    /// Terraform.
     Terraform,
 }
 
 impl Provisioner {
+    /// The name used in messages (`eksctl`, `CloudFormation`, `Terraform`).
     pub fn as_str(self) -> &'static str {
         match self {
             Provisioner::Eksctl => "eksctl",
@@ -108,14 +123,17 @@ pub enum Capacity {
     Unknown,
 }
 
+/// The model of everything linted, in every format: what the rules read.
 #[derive(Clone, Debug, Default)]
 pub struct Project {
     /// Boxed, like workloads: these lists grow by doubling while a large tree
     /// is absorbed, and the spare half should be pointers, not whole items.
     pub clusters: Vec<Box<Cluster>>,
+    /// One dependency graph per unit; [`ResourceRef::graph`] indexes it.
     pub graphs: Vec<DependencyGraph>,
     /// Workloads from manifests and IaC, for any cluster.
     pub workloads: Vec<Box<crate::workload::Workload>>,
+    /// `aws-auth` ConfigMaps written in the code, for any cluster.
     pub aws_auth: Vec<crate::workload::AwsAuth>,
     /// EKS Pod Identity associations, for any cluster.
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
@@ -125,6 +143,7 @@ pub struct Project {
     /// `.tf` files of a named one, local modules): findings located only in
     /// context files are not reported.
     pub given_files: Vec<crate::source::FileId>,
+    /// Files read only for context; see [`Project::given_files`].
     pub context_files: Vec<crate::source::FileId>,
     /// Files read as the code of a Terraform module call, with the call.
     pub module_calls: Vec<ModuleCall>,
@@ -203,6 +222,7 @@ impl Project {
     }
 }
 
+/// An EKS cluster, defined or referenced by the linted code.
 #[derive(Clone, Debug)]
 pub struct Cluster {
     /// Resolved name; unknown when it comes from an unresolved parameter.
@@ -217,12 +237,19 @@ pub struct Cluster {
     /// The other files that describe this cluster (a second copy of its
     /// config, a profile-only file), joined into it by [`crate::join`].
     pub also_described_at: Vec<Loc>,
+    /// The tool that creates it.
     pub provisioner: Provisioner,
+    /// The AWS region, when written.
     pub region: Option<Located<String>>,
+    /// The Kubernetes version, when written.
     pub version: Option<Located<String>>,
+    /// Whether EC2 capacity serves it.
     pub capacity: Capacity,
+    /// Node groups declared for it.
     pub node_groups: Vec<NodeGroup>,
+    /// EKS add-ons declared for it.
     pub addons: Vec<Addon>,
+    /// Its Fargate profiles, in the order written.
     pub fargate_profiles: Vec<FargateProfile>,
     /// Some profiles could not be enumerated (a `for_each` over an unknown value).
     pub profiles_incomplete: bool,
@@ -239,6 +266,7 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// A cluster with nothing known of it but its name, key and place.
     pub fn new(name: Located<String>, key: String, loc: Loc, provisioner: Provisioner) -> Cluster {
         Cluster {
             name,
@@ -313,6 +341,7 @@ pub struct ExecutionRole {
     pub profiles: Vec<usize>,
     /// The role as a whole (its resource header).
     pub loc: Loc,
+    /// The role's name, when written.
     pub name: Option<Located<String>>,
     /// The IAM path; `/` when not written.
     pub path: Located<String>,
@@ -402,10 +431,13 @@ pub fn join_statements(
 /// A Helm chart installed by the IaC (Terraform `helm_release`).
 #[derive(Clone, Debug)]
 pub struct HelmRelease {
+    /// The release name.
     pub name: Located<String>,
     /// The chart name (`karpenter`, `oci://.../karpenter` as written).
     pub chart: Located<String>,
+    /// The chart repository, when written.
     pub repository: Option<Located<String>>,
+    /// The chart version, when written.
     pub version: Option<Located<String>>,
     /// Where the release's pods run; `default` when not written.
     pub namespace: Located<String>,
@@ -414,6 +446,7 @@ pub struct HelmRelease {
     pub values: Known<crate::value::Value>,
     /// Each place a value came from, in merge order.
     pub value_sources: Vec<ValueSource>,
+    /// The release's node in its unit's dependency graph.
     pub resource: Option<ResourceRef>,
     /// The release as a whole (its resource header).
     pub loc: Loc,
@@ -437,6 +470,7 @@ impl HelmRelease {
     }
 }
 
+/// How a Helm value entered the release.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ValueSourceKind {
     /// A string literal or heredoc of YAML.
@@ -449,8 +483,10 @@ pub enum ValueSourceKind {
     Set,
 }
 
+/// One place the values of a Helm release came from.
 #[derive(Clone, Debug)]
 pub struct ValueSource {
+    /// How the values were written.
     pub kind: ValueSourceKind,
     /// The entry in the IaC (the `file(...)` call, the heredoc, the `set`).
     pub loc: Loc,
@@ -458,35 +494,48 @@ pub struct ValueSource {
     pub origin: Option<Span>,
 }
 
+/// An EC2 node group (managed or self-managed).
 #[derive(Clone, Debug)]
 pub struct NodeGroup {
+    /// Its name.
     pub name: Located<String>,
+    /// Where it is declared.
     pub loc: Loc,
     /// `managed` (EKS managed node group) or `self-managed`.
     pub managed: bool,
 }
 
+/// An EKS add-on (`coredns`, `vpc-cni`, ...).
 #[derive(Clone, Debug)]
 pub struct Addon {
+    /// The add-on's name.
     pub name: Located<String>,
+    /// Where it is declared.
     pub loc: Loc,
+    /// The add-on version, when written.
     pub version: Option<Located<String>>,
     /// The add-on's configuration values, parsed; `None` when not set.
     pub configuration: Option<Located<crate::value::Value>>,
     /// Installed before any compute exists (terraform-aws-eks `before_compute`).
     pub before_compute: bool,
+    /// The add-on's node in its unit's dependency graph.
     pub resource: Option<ResourceRef>,
 }
 
+/// An EKS Fargate profile.
 #[derive(Clone, Debug)]
 pub struct FargateProfile {
+    /// The profile's name.
     pub name: Located<String>,
     /// The profile as a whole (its name key, or its resource header).
     pub loc: Loc,
+    /// Its selectors; unknown when they cannot be enumerated.
     pub selectors: Known<Vec<Selector>>,
     /// Where the selectors are written, for findings about their number.
     pub selectors_loc: Loc,
+    /// The subnets its pods run in; unknown when they cannot be read.
     pub subnets: Known<Vec<SubnetRef>>,
+    /// The pod execution role's ARN, when written.
     pub pod_execution_role: Option<Located<String>>,
     /// What in the code defines the pod execution role when its ARN is only
     /// known at deployment (`aws_iam_role.fargate`, `module.fargate`, the
@@ -515,10 +564,14 @@ impl FargateProfile {
     }
 }
 
+/// One Fargate profile selector: a namespace and optional labels.
 #[derive(Clone, Debug)]
 pub struct Selector {
+    /// Where the selector is written.
     pub loc: Loc,
+    /// The namespace it selects (may hold `*` and `?` wildcards).
     pub namespace: Located<String>,
+    /// The labels a pod must carry, all of them.
     pub labels: Known<Vec<Label>>,
     /// The labels node, when written.
     pub labels_loc: Option<Loc>,
@@ -535,22 +588,32 @@ impl Selector {
     }
 }
 
+/// One label of a selector.
 #[derive(Clone, Debug)]
 pub struct Label {
+    /// The label key.
     pub key: Known<String>,
+    /// The label value.
     pub value: Known<String>,
+    /// Where the pair is written.
     pub loc: Loc,
 }
 
+/// Whether a subnet routes to the internet directly.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SubnetVisibility {
+    /// Routes to an internet gateway, or maps public IPs.
     Public,
+    /// Does neither.
     Private,
 }
 
+/// A subnet a Fargate profile uses.
 #[derive(Clone, Debug)]
 pub struct SubnetRef {
+    /// The subnet id or reference as written.
     pub id: Located<String>,
+    /// Public or private; unknown when it cannot be told.
     pub visibility: Known<SubnetVisibility>,
     /// What shows the visibility (a route to an internet gateway, `MapPublicIpOnLaunch`).
     pub evidence: Option<Loc>,
@@ -559,13 +622,16 @@ pub struct SubnetRef {
 /// A resource in a unit's dependency graph: which graph, which node.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ResourceRef {
+    /// Index into [`Project::graphs`].
     pub graph: u32,
+    /// Index into the graph's [`DependencyGraph::nodes`].
     pub node: u32,
 }
 
 /// "A depends on B" edges between the resources of one template or module.
 #[derive(Clone, Debug, Default)]
 pub struct DependencyGraph {
+    /// Every resource, by index.
     pub nodes: Vec<GraphNode>,
     edges: Vec<Vec<u32>>,
     /// Pairs of resources that never exist together (mutually exclusive
@@ -573,10 +639,12 @@ pub struct DependencyGraph {
     exclusive: Vec<(u32, u32)>,
 }
 
+/// One resource of a dependency graph.
 #[derive(Clone, Debug)]
 pub struct GraphNode {
     /// Logical name (`ProfileA`, `aws_eks_fargate_profile.a`).
     pub name: String,
+    /// Where it is declared.
     pub loc: Loc,
 }
 
@@ -594,6 +662,7 @@ impl crate::compact::Compact for DependencyGraph {
 }
 
 impl DependencyGraph {
+    /// Add a resource and return its index.
     pub fn add_node(&mut self, name: impl Into<String>, loc: Loc) -> u32 {
         self.nodes.push(GraphNode {
             name: name.into(),
@@ -612,6 +681,7 @@ impl DependencyGraph {
         }
     }
 
+    /// What `from` depends on directly.
     pub fn direct(&self, from: u32) -> &[u32] {
         self.edges.get(from as usize).map_or(&[], Vec::as_slice)
     }
@@ -623,6 +693,7 @@ impl DependencyGraph {
         }
     }
 
+    /// Whether `a` and `b` never exist together.
     pub fn exclusive(&self, a: u32, b: u32) -> bool {
         self.exclusive.contains(&(a.min(b), a.max(b)))
     }

@@ -37,10 +37,13 @@ pub fn selector_matches(
 /// One selector of one profile that matches the pod.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Match {
+    /// Index into the cluster's Fargate profiles.
     pub profile: usize,
+    /// Index into the profile's selectors.
     pub selector: usize,
 }
 
+/// Where a pod lands: the selectors that match it and the profile chosen.
 #[derive(Clone, Debug, Default)]
 pub struct Placement {
     /// Selectors that certainly match.
@@ -53,6 +56,7 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// The profiles with a matching selector, in order, without repeats.
     pub fn matched_profiles(&self) -> Vec<usize> {
         let mut p: Vec<usize> = self.matches.iter().map(|m| m.profile).collect();
         p.dedup();
@@ -564,7 +568,7 @@ mod properties {
             // The selector asks for a subset of the pod's labels, generalised.
             let mut wanted = Vec::new();
             for (k, v) in &pod {
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     wanted.push((generalise(&mut rng, k), generalise(&mut rng, v)));
                 }
             }

@@ -9,12 +9,16 @@ pub struct FileId(pub u32);
 /// A byte range in one file. Lines and columns are computed only when rendering.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Span {
+    /// The file.
     pub file: FileId,
+    /// First byte.
     pub start: u32,
+    /// One past the last byte.
     pub end: u32,
 }
 
 impl Span {
+    /// A span of `start..end` (clamped so that `end >= start`).
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
         let start = u32::try_from(start).unwrap_or(u32::MAX);
         let end = u32::try_from(end).unwrap_or(u32::MAX).max(start);
@@ -30,6 +34,7 @@ impl Span {
         }
     }
 
+    /// The byte range, to slice the file's text.
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
     }
@@ -38,7 +43,9 @@ impl Span {
 /// One-based line and column; the column counts Unicode scalar values.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LineCol {
+    /// Line, from 1.
     pub line: usize,
+    /// Column, from 1.
     pub column: usize,
 }
 
@@ -49,6 +56,7 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// Index the line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0u32];
         for (i, b) in text.bytes().enumerate() {
@@ -68,10 +76,12 @@ impl LineIndex {
         }
     }
 
+    /// The byte offset where `line` (from 0) starts.
     pub fn line_start(&self, line: usize) -> usize {
         self.starts.get(line).copied().unwrap_or(0) as usize
     }
 
+    /// How many lines there are.
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
@@ -80,6 +90,7 @@ impl LineIndex {
 /// A file that was read, with the path as reached from the arguments.
 #[derive(Debug)]
 pub struct SourceFile {
+    /// Its id in the run.
     pub id: FileId,
     /// Display path, `/`-separated, relative when the argument was relative.
     pub path: String,
@@ -93,11 +104,14 @@ pub struct SourceFile {
 /// back the same text the spans point into.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint {
+    /// Length in bytes.
     pub len: usize,
+    /// A hash of the bytes.
     pub digest: u64,
 }
 
 impl Fingerprint {
+    /// The fingerprint of `text`.
     pub fn of(text: &str) -> Fingerprint {
         // Not cryptographic: it catches a file edited during the run.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -118,6 +132,7 @@ impl Fingerprint {
 }
 
 impl SourceFile {
+    /// A file with its text.
     pub fn new(id: FileId, path: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
         SourceFile {
             id,
@@ -144,10 +159,12 @@ impl SourceFile {
         self.released.is_some()
     }
 
+    /// What the text was, if it was released.
     pub fn fingerprint(&self) -> Option<Fingerprint> {
         self.released
     }
 
+    /// The line index, built on first use.
     pub fn lines(&self) -> &LineIndex {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
@@ -161,6 +178,7 @@ impl SourceFile {
         o
     }
 
+    /// The line and column of a byte offset.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = self.clamp(offset);
         let lines = self.lines();
@@ -181,6 +199,7 @@ impl SourceFile {
         self.text[start..offset].encode_utf16().count() + 1
     }
 
+    /// The text a span covers (empty if out of range).
     pub fn slice(&self, span: Span) -> &str {
         let s = self.clamp(span.start as usize);
         let e = self.clamp(span.end as usize).max(s);
@@ -195,32 +214,39 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// An empty map.
     pub fn new() -> SourceMap {
         SourceMap::default()
     }
 
+    /// Add a file and return its id.
     pub fn add(&mut self, path: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
         self.files.push(Arc::new(SourceFile::new(id, path, text)));
         id
     }
 
+    /// Add a file made elsewhere; its id must be the next one.
     pub fn push(&mut self, file: Arc<SourceFile>) {
         self.files.push(file);
     }
 
+    /// The file with this id.
     pub fn get(&self, id: FileId) -> Option<&Arc<SourceFile>> {
         self.files.get(id.0 as usize)
     }
 
+    /// Every file, by id.
     pub fn files(&self) -> &[Arc<SourceFile>] {
         &self.files
     }
 
+    /// How many files there are.
     pub fn len(&self) -> usize {
         self.files.len()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }

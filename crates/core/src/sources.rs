@@ -11,12 +11,16 @@ use std::sync::{Arc, Mutex, RwLock};
 /// Why a file could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
+    /// The file system refused (missing, a folder, no permission).
     #[error("cannot read `{path}`: {reason}")]
     Io { path: String, reason: String },
+    /// A link leads out of the folders the user named.
     #[error("`{path}` is outside the linted tree")]
     OutsideTree { path: String },
+    /// Larger than the limit.
     #[error("`{path}` is {size} bytes, over the limit of {limit} bytes (limits.max-file-size)")]
     TooLarge { path: String, size: u64, limit: u64 },
+    /// Not UTF-8.
     #[error("`{path}` is not UTF-8 text: invalid byte at offset {offset}")]
     NotText {
         path: String,
@@ -43,10 +47,13 @@ pub struct Sources {
     origins: Mutex<HashMap<FileId, Arc<OsStr>>>,
     /// Files whose text changed between the first read and a second one.
     changed: Mutex<Vec<String>>,
+    /// Texts that stand in for files on disk (an editor's unsaved buffers),
+    /// by canonical path.
+    overlays: Mutex<HashMap<Arc<OsStr>, Arc<str>>>,
+    /// Largest file read, in bytes.
     pub max_file_size: u64,
     /// Texts that stand in for files on disk (a fix not yet written, an
     /// editor's unsaved buffer), keyed by canonical path. Never released.
-    overlays: HashMap<PathBuf, Arc<str>>,
     /// Where each file read from an overlay stands on disk.
     overlaid: Mutex<HashMap<FileId, Arc<OsStr>>>,
 }
@@ -61,6 +68,7 @@ impl Default for Sources {
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 
 impl Sources {
+    /// A registry whose reads stay under `roots` (none: anywhere).
     pub fn new(roots: Vec<PathBuf>) -> Sources {
         let roots = roots
             .into_iter()
@@ -73,8 +81,8 @@ impl Sources {
             roots,
             origins: Mutex::new(HashMap::new()),
             changed: Mutex::new(Vec::new()),
+            overlays: Mutex::new(HashMap::new()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
-            overlays: HashMap::new(),
             overlaid: Mutex::new(HashMap::new()),
         }
     }
@@ -93,11 +101,11 @@ impl Sources {
 
     /// Read these texts instead of the files at these paths (any form of
     /// the path; it is canonicalised here).
-    pub fn with_overlays(mut self, overlays: &HashMap<PathBuf, Arc<str>>) -> Sources {
-        self.overlays = overlays
-            .iter()
-            .map(|(p, t)| (p.canonicalize().unwrap_or_else(|_| p.clone()), t.clone()))
-            .collect();
+    pub fn with_overlays(self, overlays: &HashMap<PathBuf, Arc<str>>) -> Sources {
+        for (p, t) in overlays {
+            // A path that cannot be keyed cannot be read either.
+            let _ = self.set_overlay(p, Some(t.clone()));
+        }
         self
     }
 
@@ -143,24 +151,11 @@ impl Sources {
                 return Ok(f);
             }
         }
-        if let Some(text) = self.overlays.get(&canonical) {
-            let mut paths = self.lock_paths();
-            if let Some(id) = paths.get(&key).copied() {
-                drop(paths);
-                if let Some(f) = self.get(id) {
-                    return Ok(f);
-                }
-                paths = self.lock_paths();
-            }
-            let f = self.add_text(display, text.clone());
-            self.overlaid
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(f.id, key.clone());
-            paths.insert(key, f.id);
-            return Ok(f);
-        }
-        let text = self.read_text(&canonical, &display)?;
+        let overlay = self.lock_overlays().get(&key).cloned();
+        let text: Arc<str> = match &overlay {
+            Some(t) => t.clone(),
+            None => self.read_text(&canonical, &display)?.into(),
+        };
         let mut paths = self.lock_paths();
         if let Some(id) = paths.get(&key).copied() {
             drop(paths);
@@ -170,7 +165,15 @@ impl Sources {
             paths = self.lock_paths();
         }
         let f = self.add_text(display, text);
-        self.lock_origins().insert(f.id, key.clone());
+        // An overlay has no file to read again, so its text is never released.
+        if overlay.is_none() {
+            self.lock_origins().insert(f.id, key.clone());
+        } else {
+            self.overlaid
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(f.id, key.clone());
+        }
         paths.insert(key, f.id);
         Ok(f)
     }
@@ -281,6 +284,62 @@ impl Sources {
         }
     }
 
+    /// Read `path` from `text` instead of the disk from now on (`Some`), or
+    /// from the disk again (`None`): an editor's unsaved buffer. The path need
+    /// not exist, but its folder must. What was read from `path` before is
+    /// forgotten, as [`Sources::forget`] does, and its id returned.
+    pub fn set_overlay(
+        &self,
+        path: &Path,
+        text: Option<Arc<str>>,
+    ) -> Result<Option<FileId>, LoadError> {
+        let key = self.key_of(path)?;
+        match text {
+            Some(t) => self.lock_overlays().insert(key.clone(), t),
+            None => self.lock_overlays().remove(&key),
+        };
+        Ok(self.lock_paths().remove(&key))
+    }
+
+    /// Forget what was read from `path`, so that the next load reads it
+    /// again, under a new id; the id it had, if it was read.
+    pub fn forget(&self, path: &Path) -> Option<FileId> {
+        let key = self.key_of(path).ok()?;
+        self.lock_paths().remove(&key)
+    }
+
+    /// The id `path` was read under, if it was.
+    pub fn lookup(&self, path: &Path) -> Option<FileId> {
+        let key = self.key_of(path).ok()?;
+        self.lock_paths().get(&key).copied()
+    }
+
+    /// Drop a forgotten file's text for good: nothing points into it any more.
+    /// Its path stays, for reports made before.
+    pub fn retire(&self, id: FileId) {
+        self.lock_origins().remove(&id);
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = files.get_mut(id.0 as usize) {
+            if !slot.is_released() {
+                *slot = Arc::new(slot.released());
+            }
+        }
+    }
+
+    /// The canonical key of a path that may not exist yet.
+    fn key_of(&self, path: &Path) -> Result<Arc<OsStr>, LoadError> {
+        let listed = std::fs::symlink_metadata(path).map_or(true, |m| !m.file_type().is_symlink());
+        let canonical = self.canonical(path, listed).map_err(|e| LoadError::Io {
+            path: display_path(path),
+            reason: e.to_string(),
+        })?;
+        Ok(Arc::from(canonical.as_os_str()))
+    }
+
+    fn lock_overlays(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<OsStr>, Arc<str>>> {
+        self.overlays.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Paths of files that changed while fplint was running: their findings'
     /// positions cannot be shown.
     pub fn take_changed(&self) -> Vec<String> {
@@ -292,6 +351,7 @@ impl Sources {
         self.files.read().unwrap_or_else(|e| e.into_inner()).len()
     }
 
+    /// Whether no file was registered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -4,44 +4,60 @@
 use crate::source::Span;
 use crate::tree::{Node, NodeKind, ScalarStyle};
 
+/// A plain data value (JSON-like) with the span it was read from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
+    /// What it is.
     pub kind: ValueKind,
+    /// Where it was written, when it was.
     pub span: Option<Span>,
 }
 
+/// The kinds of [`Value`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum ValueKind {
     /// Could not be resolved (an interpolation, a data source).
     Unknown,
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
     /// Numbers keep their text.
     Number(String),
+    /// A string.
     String(String),
+    /// A list.
     List(Vec<Value>),
+    /// A map, keys in the order written.
     Map(Vec<(MapKey, Value)>),
 }
 
+/// A map key with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapKey {
+    /// The key.
     pub name: String,
+    /// Where it was written, when it was.
     pub span: Option<Span>,
 }
 
 impl Value {
+    /// A value of this kind.
     pub fn new(kind: ValueKind, span: Option<Span>) -> Value {
         Value { kind, span }
     }
 
+    /// A value that could not be resolved.
     pub fn unknown(span: Option<Span>) -> Value {
         Value::new(ValueKind::Unknown, span)
     }
 
+    /// Whether the value could not be resolved.
     pub fn is_unknown(&self) -> bool {
         matches!(self.kind, ValueKind::Unknown)
     }
 
+    /// The entry `key` of a map.
     pub fn get(&self, key: &str) -> Option<&Value> {
         match &self.kind {
             ValueKind::Map(entries) => entries
@@ -65,6 +81,7 @@ impl Value {
         }
     }
 
+    /// The string, if it is one.
     pub fn as_str(&self) -> Option<&str> {
         match &self.kind {
             ValueKind::String(s) | ValueKind::Number(s) => Some(s),
@@ -72,6 +89,7 @@ impl Value {
         }
     }
 
+    /// The items, if it is a list.
     pub fn as_list(&self) -> Option<&[Value]> {
         match &self.kind {
             ValueKind::List(items) => Some(items),

@@ -5,18 +5,27 @@
 use crate::model::{Known, Loc, Located, ResourceRef};
 use crate::value::Value;
 
+/// The Kubernetes kinds that run pods.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WorkloadKind {
+    /// `apps/v1` Deployment.
     Deployment,
+    /// `apps/v1` StatefulSet.
     StatefulSet,
+    /// `apps/v1` DaemonSet.
     DaemonSet,
+    /// `apps/v1` ReplicaSet.
     ReplicaSet,
+    /// `batch/v1` Job.
     Job,
+    /// `batch/v1` CronJob.
     CronJob,
+    /// A bare Pod.
     Pod,
 }
 
 impl WorkloadKind {
+    /// The kind named `kind` (`Deployment`), if it runs pods.
     pub fn from_kind(kind: &str) -> Option<WorkloadKind> {
         Some(match kind {
             "Deployment" => WorkloadKind::Deployment,
@@ -30,6 +39,7 @@ impl WorkloadKind {
         })
     }
 
+    /// The kind's name as Kubernetes writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             WorkloadKind::Deployment => "Deployment",
@@ -43,15 +53,20 @@ impl WorkloadKind {
     }
 }
 
+/// An object that runs pods, from a manifest or from IaC.
 #[derive(Clone, Debug)]
 pub struct Workload {
+    /// Its kind.
     pub kind: WorkloadKind,
+    /// Its `metadata.name`.
     pub name: Located<String>,
     /// Unknown when the manifest does not say (`kubectl -n` or kustomize decides).
     pub namespace: Located<String>,
     /// The object as a whole (its `kind:` line or resource header).
     pub loc: Loc,
+    /// The pods it runs.
     pub pod: PodTemplate,
+    /// Its node in its unit's dependency graph (IaC only).
     pub resource: Option<ResourceRef>,
     /// The cluster it runs on, by [`crate::model::Cluster::key`], when the
     /// declaring code says; otherwise assigned by the linter's run.
@@ -72,17 +87,26 @@ pub struct Variant {
 /// A key/value pair with the place it was written.
 #[derive(Clone, Debug)]
 pub struct Pair {
+    /// The key.
     pub key: String,
+    /// The value, or unknown.
     pub value: Known<String>,
+    /// Where the pair is written.
     pub loc: Loc,
 }
 
+/// One toleration of a pod.
 #[derive(Clone, Debug)]
 pub struct Toleration {
+    /// The taint key; `None` matches every key.
     pub key: Known<Option<String>>,
+    /// `Equal` or `Exists`.
     pub operator: Known<String>,
+    /// The taint value, for `Equal`.
     pub value: Known<Option<String>>,
+    /// The taint effect; `None` matches every effect.
     pub effect: Known<Option<String>>,
+    /// Where it is written.
     pub loc: Loc,
 }
 
@@ -111,8 +135,11 @@ impl Toleration {
 /// CPU in millicores and memory in bytes; `None` inside means not set.
 #[derive(Clone, Debug, Default)]
 pub struct Resources {
+    /// Millicores; unknown when not readable.
     pub cpu: Known<Option<u64>>,
+    /// Bytes; unknown when not readable.
     pub memory: Known<Option<u64>>,
+    /// Where `requests` or `limits` is written.
     pub loc: Option<Loc>,
 }
 
@@ -127,13 +154,20 @@ impl Resources {
     }
 }
 
+/// One container of a pod.
 #[derive(Clone, Debug)]
 pub struct Container {
+    /// Its name.
     pub name: Known<String>,
+    /// Where it is written.
     pub loc: Loc,
+    /// Its resource requests.
     pub requests: Resources,
+    /// Its resource limits.
     pub limits: Resources,
+    /// `securityContext.privileged`, when written.
     pub privileged: Option<Located<bool>>,
+    /// Each `hostPort` it asks for.
     pub host_ports: Vec<Loc>,
     /// Extended resources such as `nvidia.com/gpu` requested or limited.
     pub gpus: Vec<Loc>,
@@ -156,19 +190,32 @@ impl Container {
     }
 }
 
+/// The pod template of a workload: what decides where its pods land.
 #[derive(Clone, Debug)]
 pub struct PodTemplate {
+    /// Where the template is written.
     pub loc: Loc,
+    /// Pod labels (what Fargate selectors match).
     pub labels: Known<Vec<Pair>>,
+    /// Pod annotations.
     pub annotations: Known<Vec<Pair>>,
+    /// Pod tolerations.
     pub tolerations: Known<Vec<Toleration>>,
+    /// `nodeSelector` pairs.
     pub node_selector: Known<Vec<Pair>>,
+    /// `affinity`, as written.
     pub affinity: Option<Located<Value>>,
+    /// `schedulerName`, when written.
     pub scheduler_name: Option<Located<String>>,
+    /// `hostNetwork`, when written.
     pub host_network: Option<Located<bool>>,
+    /// Each `hostPath` volume.
     pub host_path_volumes: Vec<Loc>,
+    /// Init containers.
     pub init_containers: Known<Vec<Container>>,
+    /// Containers.
     pub containers: Known<Vec<Container>>,
+    /// `serviceAccountName`, when written.
     pub service_account: Option<Located<String>>,
 }
 
@@ -182,10 +229,12 @@ impl PodTemplate {
             .collect()
     }
 
+    /// The pod label `key`, if written.
     pub fn label(&self, key: &str) -> Option<&Pair> {
         self.labels.known()?.iter().find(|p| p.key == key)
     }
 
+    /// The pod annotation `key`, if written.
     pub fn annotation(&self, key: &str) -> Option<&Pair> {
         self.annotations.known()?.iter().find(|p| p.key == key)
     }

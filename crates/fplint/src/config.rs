@@ -8,20 +8,32 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+/// The names a configuration file can have, in the order they are looked for.
 pub const FILE_NAMES: &[&str] = &["fplint.toml", ".fplint.toml"];
 
+/// `fplint.toml` as written, with the byte range of every value for errors.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawConfig {
+    /// `select = [...]`: rule code prefixes to run.
     pub select: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `ignore = [...]`: rule code prefixes not to run.
     pub ignore: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `fail-on`: the lowest severity that fails the run.
     pub fail_on: Option<Spanned<String>>,
+    /// `exclude = [...]`: globs of paths not to walk.
     pub exclude: Option<Vec<Spanned<String>>>,
+    /// `[severity]`: a severity per rule code.
     pub severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    /// `[quotas]`: raised AWS quotas.
     pub quotas: Option<RawQuotas>,
+    /// `[[per-file-ignores]]`.
     pub per_file_ignores: Option<Vec<RawPerFileIgnore>>,
+    /// `[clusters.NAME]`.
     pub clusters: Option<BTreeMap<String, RawCluster>>,
+    /// `[limits]`.
     pub limits: Option<RawLimits>,
+    /// `[tools]`: versions of the tools that deploy the code.
     pub tools: Option<RawTools>,
 }
 
@@ -29,35 +41,53 @@ pub struct RawConfig {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawTools {
+    /// `eksctl-version`.
     pub eksctl_version: Option<Spanned<String>>,
+    /// `karpenter-version`.
     pub karpenter_version: Option<Spanned<String>>,
 }
 
+/// `[limits]` as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawLimits {
+    /// `max-file-size`, bytes.
     pub max_file_size: Option<Spanned<i64>>,
+    /// `max-depth`: nesting of YAML/JSON documents.
     pub max_depth: Option<Spanned<i64>>,
+    /// `max-alias-nodes`: nodes YAML aliases may expand to.
     pub max_alias_nodes: Option<Spanned<i64>>,
+    /// `terraform-eval-steps`: evaluation steps per Terraform module.
     pub terraform_eval_steps: Option<Spanned<i64>>,
+    /// `terraform-max-collection`: items in one evaluated Terraform collection.
     pub terraform_max_collection: Option<Spanned<i64>>,
+    /// `terraform-module-depth`: nesting of local Terraform modules.
     pub terraform_module_depth: Option<Spanned<i64>>,
+    /// `max-list-items`: profiles, selectors or labels checked in one list.
     pub max_list_items: Option<Spanned<i64>>,
 }
 
 /// `[limits]`: each set value overrides the built-in bound.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigLimits {
+    /// Largest file read, in bytes.
     pub max_file_size: Option<u64>,
+    /// Deepest YAML/JSON nesting parsed.
     pub max_depth: Option<usize>,
+    /// Most nodes YAML aliases may expand to.
     pub max_alias_nodes: Option<usize>,
+    /// Most evaluation steps per Terraform module.
     pub terraform_eval_steps: Option<u64>,
+    /// Most items in one evaluated Terraform collection.
     pub terraform_max_collection: Option<usize>,
+    /// Deepest nesting of local Terraform modules.
     pub terraform_module_depth: Option<usize>,
+    /// Most profiles, selectors or labels checked in one list.
     pub max_list_items: Option<usize>,
 }
 
 impl ConfigLimits {
+    /// `l` with every bound set here in its place.
     pub fn apply(&self, mut l: fplint_core::tree::Limits) -> fplint_core::tree::Limits {
         if let Some(v) = self.max_depth {
             l.max_depth = v;
@@ -81,25 +111,35 @@ impl ConfigLimits {
     }
 }
 
+/// `[quotas]` as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawQuotas {
+    /// `profiles-per-cluster`.
     pub profiles_per_cluster: Option<Spanned<i64>>,
+    /// `selectors-per-profile`.
     pub selectors_per_profile: Option<Spanned<i64>>,
+    /// `labels-per-selector`.
     pub labels_per_selector: Option<Spanned<i64>>,
 }
 
+/// One `[[per-file-ignores]]` entry as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawPerFileIgnore {
+    /// The glob of paths it applies to.
     pub path: Spanned<String>,
+    /// The rule code prefixes silenced there.
     pub ignore: Vec<Spanned<String>>,
 }
 
+/// One `[clusters.NAME]` table as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawCluster {
+    /// `ec2-capacity`: whether the cluster has nodes besides Fargate.
     pub ec2_capacity: Option<bool>,
+    /// `paths`: globs of manifests that run on this cluster.
     pub paths: Option<Vec<Spanned<String>>>,
 }
 
@@ -107,21 +147,31 @@ pub struct RawCluster {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct ConfigError {
+    /// The configuration file.
     pub path: PathBuf,
+    /// Its text, to show the offending line; empty if it could not be read.
     pub text: String,
+    /// What is wrong.
     pub message: String,
+    /// The byte range of the offending key or value, when known.
     pub span: Option<std::ops::Range<usize>>,
 }
 
+/// Rule codes silenced for the paths a glob matches.
 #[derive(Debug, Clone)]
 pub struct PerFileIgnore {
+    /// The paths, relative to the configuration's folder.
     pub glob: GlobSet,
+    /// Rule code prefixes.
     pub codes: Vec<String>,
 }
 
+/// What the configuration says of one cluster, by name.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterOverride {
+    /// `Some` overrides what the code says of the cluster's EC2 capacity.
     pub ec2_capacity: Option<bool>,
+    /// Globs of manifests that run on this cluster.
     pub paths: Vec<String>,
 }
 
@@ -130,19 +180,31 @@ pub struct ClusterOverride {
 pub struct Config {
     /// The file it came from; globs are relative to its folder.
     pub file: Option<PathBuf>,
+    /// Rule code prefixes to run; all when `None`.
     pub select: Option<Vec<String>>,
+    /// Rule code prefixes not to run.
     pub ignore: Vec<String>,
+    /// The lowest severity that fails the run (default: warning).
     pub fail_on: Option<fplint_core::Severity>,
+    /// Paths not walked.
     pub exclude: Option<GlobSet>,
+    /// Severities that replace the rules' defaults, by code.
     pub severity: BTreeMap<String, fplint_core::Severity>,
+    /// The AWS quotas FP004 checks against.
     pub quotas: fplint_rules::Quotas,
+    /// `[[per-file-ignores]]`, in file order.
     pub per_file_ignores: Vec<PerFileIgnore>,
+    /// `[clusters.NAME]`, by name.
     pub clusters: BTreeMap<String, ClusterOverride>,
+    /// `[limits]`.
     pub limits: ConfigLimits,
+    /// `[tools]`: the versions rules take as known.
     pub tools: fplint_rules::Tools,
 }
 
 impl Config {
+    /// The folder of the configuration file, canonical: where relative globs
+    /// start. `None` for the default configuration.
     pub fn base_dir(&self) -> Option<PathBuf> {
         let f = self.file.as_ref()?;
         let dir = f.parent().unwrap_or(Path::new("."));
@@ -184,6 +246,7 @@ pub fn is_known_selector(s: &str) -> bool {
         .any(|r| r.code.starts_with(&up))
 }
 
+/// Read and validate a configuration file.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
         path: path.to_path_buf(),
@@ -194,6 +257,7 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
     parse(path, &text)
 }
 
+/// Validate a configuration file's text; `path` is for errors.
 pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     let err = |message: String, span: Option<std::ops::Range<usize>>| ConfigError {
         path: path.to_path_buf(),

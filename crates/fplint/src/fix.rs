@@ -69,8 +69,11 @@ pub struct FixOptions {
 /// One fix that was applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
+    /// The rule code of the finding.
     pub code: &'static str,
+    /// What the fix did.
     pub title: String,
+    /// Whether it was safe or unsafe.
     pub applicability: Applicability,
     /// 1-based line of the finding in the text it was found in.
     pub line: usize,
@@ -83,8 +86,11 @@ pub struct FixedFile {
     pub path: String,
     /// Where it was read from and is written to.
     pub disk_path: PathBuf,
+    /// The text as read.
     pub original: String,
+    /// The text with the fixes applied.
     pub fixed: String,
+    /// The fixes applied to it, in order.
     pub applied: Vec<Applied>,
     /// Whether it was written (false with `dry_run`, or on an error).
     pub written: bool,
@@ -92,6 +98,7 @@ pub struct FixedFile {
 
 /// What fixing did, and the report on the fixed texts.
 pub struct FixOutcome {
+    /// The files the fixes changed.
     pub files: Vec<FixedFile>,
     /// Files left alone, and fixes dropped, with why.
     pub errors: Vec<String>,

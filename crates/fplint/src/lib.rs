@@ -25,6 +25,9 @@
 //! assert_eq!(report.exit_code(), 1);
 //! ```
 //!
+//! [`Linter::check_paths`] lints a tree on disk as `fplint check` does, and
+//! [`Linter::fix_paths`] applies the findings' fixes.
+//!
 //! Diagnostics are plain data ([`Diagnostic`]): a code, a severity, a
 //! message, a byte span and related spans. The [`render`] module turns a
 //! [`Report`] into the human, JSON, SARIF, GitHub and concise formats.
@@ -32,6 +35,8 @@
 //! The crates below this one keep their jobs: [`fplint_core`] (re-exported as
 //! [`core`]) reads files into the cluster model, and [`fplint_rules`]
 //! (re-exported as [`rules`]) holds the rules and their registry.
+
+#![warn(missing_docs)]
 
 pub mod assign;
 pub mod config;
@@ -57,6 +62,7 @@ pub use lint::{ConfigChoice, Loaded, Options, Report};
 pub use notice::{Notice, NoticeKind};
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The global allocator fplint's binary uses, for binaries built on this
 /// library that want the same speed (`#[global_allocator]`).
@@ -72,7 +78,7 @@ pub mod allocator {
 ///
 /// Building one does no I/O beyond reading the config file; each check walks
 /// and models afresh.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Linter {
     config: Config,
     options: Options,
@@ -127,6 +133,29 @@ impl Linter {
     }
 
     /// Walk `paths`, model every file, run the rules and apply suppressions.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("fplint.toml"), "ignore = [\"FP001\"]\n")?;
+    /// std::fs::write(dir.path().join("cluster.yaml"), "\
+    /// apiVersion: eksctl.io/v1alpha5
+    /// kind: ClusterConfig
+    /// metadata: { name: demo, region: eu-west-1 }
+    /// fargateProfiles:
+    ///   - name: system
+    ///     selectors:
+    ///       - namespace: kube-system
+    ///         labels: { k8s-app: kube-dns }
+    /// ")?;
+    /// let linter = fplint::Linter::discover(&[dir.path()])?;
+    /// let report = linter.check_paths(&[dir.path()]);
+    /// assert_eq!(report.files_scanned, 1);
+    /// // FP001 is ignored by the configuration found beside the file.
+    /// assert!(report.diagnostics().iter().all(|d| d.code != "FP001"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn check_paths<P: AsRef<Path>>(&self, paths: &[P]) -> Report {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         lint::run_with_config(&paths, &self.options, &self.config)
@@ -147,10 +176,49 @@ impl Linter {
         fix::fix_paths(&paths, &self.options, &self.config, fix)
     }
 
-    /// Lint one file's text, as `check` lints a file of that name, without
-    /// reading the file system. `name` decides the format (`.tf` is
-    /// Terraform; YAML and JSON are recognised by content).
+    /// Lint one file's text as `check` lints a file of that name.
+    ///
+    /// When the linter has a configuration file and `name` lies in its
+    /// folder, that folder is the file's project: it is read as context
+    /// (the file's Terraform module, the clusters its manifests run on) with
+    /// `text` in the file's place, and the findings in that file are
+    /// returned. Otherwise nothing is read from the file system. `name`
+    /// decides the format (`.tf` is Terraform; YAML and JSON are recognised
+    /// by content).
     pub fn check_source(&self, name: &str, text: &str) -> Report {
+        if let Some(root) = self.project_of(Path::new(name)) {
+            let path = Path::new(name);
+            let mut options = self.options.clone();
+            options.overlays.insert(path.to_path_buf(), Arc::from(text));
+            let mut report = lint::run_with_config(&[root], &options, &self.config);
+            let id = report.sources.lookup(path);
+            report.diagnostics.retain(|d| Some(d.span.file) == id);
+            return report;
+        }
         lint::lint_bytes_with_config(name, text.as_bytes(), &self.options, &self.config)
+    }
+
+    /// The folder of this linter's configuration file, as a path to walk
+    /// from here, if `file` lies in it.
+    fn project_of(&self, file: &Path) -> Option<PathBuf> {
+        let base = self.config.base_dir()?;
+        let name = file.file_name()?;
+        let parent = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        parent
+            .canonicalize()
+            .ok()?
+            .join(name)
+            .strip_prefix(&base)
+            .ok()?;
+        // Relative to the working folder when it can be, as `check` shows paths.
+        let here = std::env::current_dir().ok()?.canonicalize().ok()?;
+        Some(match base.strip_prefix(&here) {
+            Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => base,
+        })
     }
 }

@@ -16,19 +16,28 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Where the configuration comes from.
 #[derive(Debug, Clone, Default)]
 pub enum ConfigChoice {
+    /// The nearest `fplint.toml` or `.fplint.toml` above the first path.
     #[default]
     Discover,
+    /// This file.
     File(PathBuf),
+    /// None: the defaults.
     Disabled,
 }
 
+/// What a run does beside what the configuration says; these win over it.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// Rule codes or prefixes to run (default: all).
     pub select: Option<Vec<String>>,
+    /// Rule codes or prefixes to skip.
     pub ignore: Vec<String>,
+    /// Lowest severity that makes the exit code 1.
     pub fail_on: Option<Severity>,
+    /// Where the configuration comes from.
     pub config: ConfigChoice,
     /// Parser and evaluator bounds; `[limits]` in the config overrides them.
     pub limits: Limits,
@@ -59,14 +68,18 @@ impl Options {
 pub struct Report {
     /// The model the rules ran over.
     pub project: Project,
+    /// Every file read, for rendering spans.
     pub sources: Arc<Sources>,
+    /// The findings, sorted by file, position and code.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many files were walked.
     pub files_scanned: usize,
     /// Paths that could not be read (exit code 2).
     pub errors: Vec<String>,
     /// Run-level notices: named files not linted or skipped, workloads
     /// without a cluster.
     pub notices: Vec<Notice>,
+    /// Lowest severity that makes the exit code 1.
     pub fail_on: Severity,
 }
 
@@ -76,6 +89,7 @@ impl Report {
         &self.diagnostics
     }
 
+    /// Whether any file could not be parsed (FP000).
     pub fn has_parse_error(&self) -> bool {
         self.diagnostics
             .iter()
@@ -98,6 +112,7 @@ impl Report {
         }
     }
 
+    /// The file a diagnostic points into.
     pub fn file(&self, d: &Diagnostic) -> Option<Arc<SourceFile>> {
         self.sources.get(d.span.file)
     }
@@ -110,12 +125,14 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Whether a rule code runs.
     pub fn enabled(&self, code: &str) -> bool {
         let hit = |p: &String| code.starts_with(p.as_str());
         self.select.as_ref().is_none_or(|s| s.iter().any(hit)) && !self.ignore.iter().any(hit)
     }
 }
 
+/// The configuration `choice` names, discovered from the first path.
 pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config, ConfigError> {
     match choice {
         ConfigChoice::Disabled => Ok(Config::default()),
@@ -130,6 +147,7 @@ pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config
     }
 }
 
+/// Find the configuration, then lint `paths`.
 pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Report, ConfigError> {
     let cfg = resolve_config(paths, &opts.config)?;
     Ok(run_with_config(paths, opts, &cfg))
@@ -137,15 +155,21 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Report, ConfigError> {
 
 /// The model of everything under `paths`, before any rule runs.
 pub struct Loaded {
+    /// The model of every unit.
     pub project: Project,
+    /// Every file read.
     pub sources: Arc<Sources>,
     /// Parse errors and other frontend findings.
     pub diagnostics: Vec<Diagnostic>,
     /// Suppressions written in the data (CloudFormation `Metadata`).
     pub suppressions: Vec<frontend::Suppression>,
+    /// How many files were walked.
     pub files_scanned: usize,
+    /// Paths that could not be read.
     pub errors: Vec<String>,
+    /// Run-level notes (skipped files, workloads without a cluster).
     pub notices: Vec<Notice>,
+    /// The folder of the configuration file, when there is one.
     pub base: Option<PathBuf>,
 }
 
@@ -162,6 +186,7 @@ enum Job<'a> {
     Called(Vec<&'a Candidate>),
 }
 
+/// Walk `paths` and model every file, on fplint's worker threads.
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     in_pool(|| load_here(paths, opts, cfg))
 }
@@ -331,6 +356,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     }
 }
 
+/// Walk, model, run the rules, filter and sort: `fplint check`.
 pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Report {
     check_loaded(load(paths, opts, cfg), opts, cfg)
 }

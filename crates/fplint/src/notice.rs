@@ -6,6 +6,7 @@
 use fplint_core::Severity;
 use serde::Serialize;
 
+/// What a run-level note is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoticeKind {
@@ -22,6 +23,7 @@ pub enum NoticeKind {
 }
 
 impl NoticeKind {
+    /// The kind as shown in reports (`not-linted`, `skipped`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             NoticeKind::NotLinted => "not-linted",
@@ -32,18 +34,23 @@ impl NoticeKind {
     }
 }
 
+/// A note about the run rather than about a place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Notice {
+    /// What it is about.
     pub kind: NoticeKind,
     /// The path as reached from the arguments, `/`-separated.
     pub file: Option<String>,
     /// 1-based line of the node at fault, when there is one.
     pub line: Option<usize>,
+    /// What happened.
     pub message: String,
+    /// What to do about it.
     pub help: Option<String>,
 }
 
 impl Notice {
+    /// A note of this kind, about `file` when it concerns one.
     pub fn new(kind: NoticeKind, file: Option<String>, message: impl Into<String>) -> Notice {
         Notice {
             kind,
@@ -54,18 +61,21 @@ impl Notice {
         }
     }
 
+    /// The same note at this 1-based line.
     #[must_use]
     pub fn with_line(mut self, line: usize) -> Notice {
         self.line = Some(line);
         self
     }
 
+    /// The same note with what to do about it.
     #[must_use]
     pub fn with_help(mut self, help: impl Into<String>) -> Notice {
         self.help = Some(help.into());
         self
     }
 
+    /// How much it counts for the exit code.
     pub fn severity(&self) -> Severity {
         match self.kind {
             NoticeKind::NotLinted => Severity::Warning,

@@ -7,8 +7,10 @@ use fplint_core::placement::{self, billed_size, pod_request, PIN_LABEL};
 use fplint_core::workload::{Workload, WorkloadKind};
 use serde::Serialize;
 
+/// The workloads of one cluster and where they land.
 #[derive(Serialize)]
 pub struct ClusterTable {
+    /// The cluster's name, or how it is known.
     pub cluster: String,
     /// Where the cluster is defined (`file:line`).
     pub defined_at: String,
@@ -17,34 +19,47 @@ pub struct ClusterTable {
     pub also_described_at: Vec<String>,
     /// Whether EC2 capacity exists: node groups, or nodes Karpenter makes.
     pub fargate_only: Option<bool>,
+    /// Whether Karpenter makes nodes; `None` when it cannot be told.
     pub karpenter: Option<bool>,
     /// The Terraform module that builds it (`module.eks["prod"]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
+    /// One per workload.
     pub rows: Vec<Row>,
     /// Why no workload is shown, when none is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why_empty: Option<String>,
 }
 
+/// One workload and the Fargate profile it lands on.
 #[derive(Serialize)]
 pub struct Row {
+    /// Its kind and name.
     pub workload: String,
     /// The overlay that builds it (`overlays/prod`), for built manifests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overlay: Option<String>,
+    /// The file that defines it.
     pub file: String,
+    /// The line of its definition, from 1.
     pub line: usize,
+    /// Its namespace; `None` when unknown.
     pub namespace: Option<String>,
     /// The pod labels used for matching; `None` when unknown.
     pub labels: Option<Vec<String>>,
+    /// Every profile whose selectors match its pods.
     pub matched: Vec<String>,
     /// `None` when it cannot be told; `Some("")` when no profile matches.
     pub chosen: Option<String>,
+    /// vCPU its pods request, when known.
     pub requested_vcpu: Option<f64>,
+    /// Memory its pods request, in GB, when known.
     pub requested_memory_gb: Option<f64>,
+    /// vCPU Fargate bills for each pod, when known.
     pub billed_vcpu: Option<f64>,
+    /// Memory Fargate bills for each pod, in GB, when known.
     pub billed_memory_gb: Option<f64>,
+    /// What else is worth knowing (sidecars, rounding).
     pub notes: Vec<String>,
 }
 
@@ -230,6 +245,7 @@ fn at(loaded: &Loaded, loc: &fplint_core::model::Loc) -> String {
         .unwrap_or_default()
 }
 
+/// One table per cluster of what was loaded.
 pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
     loaded
         .project
@@ -289,6 +305,7 @@ fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "unknown".into(), |n| format!("{n}"))
 }
 
+/// The tables as `fplint placement` prints them.
 pub fn render_text(tables: &[ClusterTable]) -> String {
     let mut out = String::new();
     for t in tables {

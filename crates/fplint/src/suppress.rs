@@ -8,6 +8,7 @@
 use fplint_core::sources::Sources;
 use fplint_core::{Diagnostic, FileId, Severity, SourceFile, Span};
 
+/// The code of an inline suppression that suppresses nothing.
 pub const UNUSED: &str = "FP100";
 
 /// What every inline suppression starts with.

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 /// Extensions read when walking a folder.
 const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
 
+/// A file to lint.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Candidate {
+    /// As reached from the path given, without a leading `./`.
     pub path: PathBuf,
     /// Named on the command line (linted whatever its name).
     pub explicit: bool,
@@ -16,8 +18,10 @@ pub struct Candidate {
     pub listed_file: bool,
 }
 
+/// What a walk found.
 #[derive(Debug, Default)]
 pub struct Walked {
+    /// Sorted by path, without duplicates.
     pub files: Vec<Candidate>,
     /// Arguments that do not exist or cannot be read.
     pub errors: Vec<String>,
@@ -25,6 +29,7 @@ pub struct Walked {
     pub empty: Vec<PathBuf>,
 }
 
+/// Whether a file of this name is read when a folder is walked.
 pub fn is_lintable_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())

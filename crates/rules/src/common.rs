@@ -48,6 +48,7 @@ pub fn profile_label<'a>(_project: &'a Project, profile: &'a FargateProfile) -> 
     profile.display_name()
 }
 
+/// The name shown for the `i`th Fargate profile of `cluster`.
 pub fn profile_name<'a>(project: &'a Project, cluster: &'a Cluster, i: usize) -> &'a str {
     cluster
         .fargate_profiles
@@ -60,6 +61,7 @@ pub fn exclusive(project: &Project, a: &FargateProfile, b: &FargateProfile) -> b
     matches!((a.resource, b.resource), (Some(x), Some(y)) if project.mutually_exclusive(x, y))
 }
 
+/// How a workload is named in messages: its kind and name.
 pub fn workload_name(w: &Workload) -> String {
     let name = format!(
         "{} `{}`",
@@ -78,6 +80,7 @@ pub fn with_variant(mut d: fplint_core::Diagnostic, w: &Workload) -> fplint_core
     d
 }
 
+/// Name the kustomize overlay a built workload comes from in its finding.
 pub fn add_variant(d: &mut fplint_core::Diagnostic, w: &Workload) {
     if let Some(v) = &w.variant {
         d.related.push(fplint_core::Related {
@@ -87,7 +90,9 @@ pub fn add_variant(d: &mut fplint_core::Diagnostic, w: &Workload) {
     }
 }
 
+/// The key of the taint Fargate nodes carry.
 pub const TAINT_KEY: &str = "eks.amazonaws.com/compute-type";
+/// The taint Fargate nodes carry, as `key=value:effect`.
 pub const TAINT: &str = "eks.amazonaws.com/compute-type=fargate:NoSchedule";
 
 /// The Fargate profile that takes a Helm release's pods, when the release is
@@ -284,6 +289,7 @@ fn covered(tols: Option<&Value>) -> Known<bool> {
     }
 }
 
+/// Whether one toleration tolerates the Fargate taint.
 pub fn tolerates(t: &Value) -> Known<bool> {
     if !matches!(t.kind, ValueKind::Map(_)) {
         return if t.is_unknown() {

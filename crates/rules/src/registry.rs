@@ -5,12 +5,17 @@ use crate::Rule;
 use fplint_core::frontend::Format;
 use fplint_core::Severity;
 
+/// One rule's row: its code, name, severity, formats and documentation.
 pub struct RuleInfo {
+    /// `FP001` and so on.
     pub code: &'static str,
+    /// Kebab-case name, as the docs and SARIF show it.
     pub name: &'static str,
+    /// Severity unless the configuration says otherwise.
     pub default_severity: Severity,
     /// One line: what the rule finds.
     pub summary: &'static str,
+    /// The formats the rule reads findings from.
     pub formats: &'static [Format],
     /// `rules/FPxxx.md`, embedded.
     pub doc: &'static str,
@@ -20,6 +25,7 @@ pub struct RuleInfo {
 
 use Format::{CloudFormation as Cfn, Eksctl, Kubernetes as K8s, Terraform as Tf};
 
+/// Every rule, in code order.
 pub static REGISTRY: &[RuleInfo] = &[
     RuleInfo {
         code: "FP000",
@@ -27,7 +33,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A recognised file cannot be parsed",
         formats: &[Eksctl, Cfn, Tf, K8s],
-        doc: include_str!("../../../rules/FP000.md"),
+        doc: include_str!("../docs/FP000.md"),
         rule: None,
     },
     RuleInfo {
@@ -37,7 +43,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "eksctl leaves CoreDNS Pending when the kube-system selector has labels or a wildcard",
         formats: &[Eksctl],
-        doc: include_str!("../../../rules/FP001.md"),
+        doc: include_str!("../docs/FP001.md"),
         rule: Some(&rules::fp001_coredns_selector_labels::CorednsSelectorLabels),
     },
     RuleInfo {
@@ -46,7 +52,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "A Helm release on a Fargate profile is neither ordered after the profile nor tolerates the Fargate taint",
         formats: &[Tf],
-        doc: include_str!("../../../rules/FP002.md"),
+        doc: include_str!("../docs/FP002.md"),
         rule: Some(&rules::fp002_fargate_toleration_missing::FargateTolerationMissing),
     },
     RuleInfo {
@@ -56,7 +62,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "Two Fargate profiles of one cluster that the deployment may create at the same time",
         formats: &[Cfn, Tf],
-        doc: include_str!("../../../rules/FP003.md"),
+        doc: include_str!("../docs/FP003.md"),
         rule: Some(&rules::fp003_fargate_profile_parallel_creation::FargateProfileParallelCreation),
     },
     RuleInfo {
@@ -65,7 +71,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "More profiles, selectors or labels than the EKS quotas allow",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP004.md"),
+        doc: include_str!("../docs/FP004.md"),
         rule: Some(&rules::fp004_fargate_quota_exceeded::FargateQuotaExceeded),
     },
     RuleInfo {
@@ -74,7 +80,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "No Fargate selector matches CoreDNS on a cluster without nodes",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP005.md"),
+        doc: include_str!("../docs/FP005.md"),
         rule: Some(&rules::fp005_coredns_without_capacity::CorednsWithoutCapacity),
     },
     RuleInfo {
@@ -83,7 +89,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "The CoreDNS add-on of a cluster without nodes does not set computeType to Fargate",
         formats: &[Cfn, Tf],
-        doc: include_str!("../../../rules/FP006.md"),
+        doc: include_str!("../docs/FP006.md"),
         rule: Some(&rules::fp006_coredns_compute_type::CorednsComputeType),
     },
     RuleInfo {
@@ -92,7 +98,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A Fargate profile uses a public subnet",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP007.md"),
+        doc: include_str!("../docs/FP007.md"),
         rule: Some(&rules::fp007_fargate_subnet_public::FargateSubnetPublic),
     },
     RuleInfo {
@@ -101,7 +107,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A pod execution role lacks its managed policy or trust, or has an IAM path",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP008.md"),
+        doc: include_str!("../docs/FP008.md"),
         rule: Some(&rules::fp008_pod_execution_role_incomplete::PodExecutionRoleIncomplete),
     },
     RuleInfo {
@@ -110,7 +116,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "The aws-auth ConfigMap written in code lacks a Fargate pod execution role",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP009.md"),
+        doc: include_str!("../docs/FP009.md"),
         rule: Some(&rules::fp009_aws_auth_drops_fargate_role::AwsAuthDropsFargateRole),
     },
     RuleInfo {
@@ -119,7 +125,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "Two profiles can match the same pod, and EKS does not document which one it uses",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP010.md"),
+        doc: include_str!("../docs/FP010.md"),
         rule: Some(&rules::fp010_fargate_profile_overlap::FargateProfileOverlap),
     },
     RuleInfo {
@@ -128,7 +134,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A workload matches no Fargate profile on a cluster without nodes",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP011.md"),
+        doc: include_str!("../docs/FP011.md"),
         rule: Some(&rules::fp011_workload_without_capacity::WorkloadWithoutCapacity),
     },
     RuleInfo {
@@ -137,7 +143,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "A workload or CoreDNS add-on may be created before the Fargate profile that runs its pods",
         formats: &[Cfn, Tf],
-        doc: include_str!("../../../rules/FP012.md"),
+        doc: include_str!("../docs/FP012.md"),
         rule: Some(&rules::fp012_installed_before_fargate_profile::InstalledBeforeFargateProfile),
     },
     RuleInfo {
@@ -146,7 +152,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "Karpenter can put back a NodePool's startup taint after its daemon removed it (below 1.5.0, or with a custom AMI)",
         formats: &[Eksctl, Tf, K8s],
-        doc: include_str!("../../../rules/FP013.md"),
+        doc: include_str!("../docs/FP013.md"),
         rule: Some(&rules::fp013_karpenter_startup_taint_race::KarpenterStartupTaintRace),
     },
     RuleInfo {
@@ -156,7 +162,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "A pod on Fargate uses what Fargate refuses (DaemonSet, hostNetwork, privileged, ...)",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP014.md"),
+        doc: include_str!("../docs/FP014.md"),
         rule: Some(&rules::fp014_fargate_unsupported_pod_spec::FargateUnsupportedPodSpec),
     },
     RuleInfo {
@@ -166,7 +172,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         summary:
             "A pod on Fargate is too large, has no requests, or is billed far above its request",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP015.md"),
+        doc: include_str!("../docs/FP015.md"),
         rule: Some(&rules::fp015_fargate_pod_size::FargatePodSize),
     },
     RuleInfo {
@@ -175,7 +181,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A profile or selector EKS or eksctl rejects",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP016.md"),
+        doc: include_str!("../docs/FP016.md"),
         rule: Some(&rules::fp016_fargate_selector_invalid::FargateSelectorInvalid),
     },
     RuleInfo {
@@ -184,7 +190,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "An EKS Pod Identity association for pods that run on Fargate, where Pod Identity does not work",
         formats: &[Eksctl, Cfn, Tf],
-        doc: include_str!("../../../rules/FP017.md"),
+        doc: include_str!("../docs/FP017.md"),
         rule: Some(&rules::fp017_pod_identity_on_fargate::PodIdentityOnFargate),
     },
     RuleInfo {
@@ -193,7 +199,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         summary: "The profile pin is an annotation, which Fargate ignores",
         formats: &[K8s, Tf],
-        doc: include_str!("../../../rules/FP018.md"),
+        doc: include_str!("../docs/FP018.md"),
         rule: Some(&rules::fp018_fargate_profile_pin_annotation::FargateProfilePinAnnotation),
     },
     RuleInfo {
@@ -202,7 +208,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A key the format does not define, which hides what it was meant to say",
         formats: &[Eksctl, Cfn, Tf, K8s],
-        doc: include_str!("../../../rules/FP019.md"),
+        doc: include_str!("../docs/FP019.md"),
         rule: Some(&rules::fp019_unknown_field::UnknownField),
     },
     RuleInfo {
@@ -211,7 +217,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         summary: "A value of the wrong type or outside its enumeration",
         formats: &[Eksctl, Cfn, K8s],
-        doc: include_str!("../../../rules/FP020.md"),
+        doc: include_str!("../docs/FP020.md"),
         rule: Some(&rules::fp020_invalid_value::InvalidValue),
     },
     RuleInfo {
@@ -220,7 +226,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Info,
         summary: "An inline `fplint: ignore[...]` suppresses nothing",
         formats: &[Eksctl, Cfn, Tf, K8s],
-        doc: include_str!("../../../rules/FP100.md"),
+        doc: include_str!("../docs/FP100.md"),
         rule: None,
     },
 ];

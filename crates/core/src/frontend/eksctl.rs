@@ -15,6 +15,7 @@ use crate::value::Value;
 use crate::workload::PodIdentityAssociation;
 use std::collections::HashMap;
 
+/// Whether a document is an eksctl `ClusterConfig`.
 pub fn recognise(doc: &Node) -> bool {
     let api = doc.get("apiVersion").and_then(Node::as_str);
     let kind = doc.get("kind").and_then(Node::as_str);
@@ -58,6 +59,7 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// Read a `ClusterConfig` into the unit.
 pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     crate::schema::check_eksctl(doc, &mut out.schema);
     let meta = doc.get("metadata");

@@ -12,12 +12,14 @@ use crate::workload::{
     Toleration, Workload, WorkloadKind,
 };
 
+/// Whether a document is a Kubernetes object fplint reads.
 pub fn recognise(doc: &Node) -> bool {
     let api = doc.get("apiVersion").and_then(Node::as_str);
     let kind = doc.get("kind").and_then(Node::as_str);
     matches!((api, kind), (Some(a), Some(k)) if !a.is_empty() && !k.is_empty())
 }
 
+/// Read a Kubernetes object into the unit.
 pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     crate::schema::check_kubernetes(doc, &mut out.schema);
     let value = Value::from_node(doc);
@@ -260,6 +262,7 @@ fn bool_of(v: &Value, path: &str) -> Option<Located<bool>> {
     Some(Located::new(b, loc_of(v, path)))
 }
 
+/// A pod's `tolerations`, `path` being where they are written.
 pub fn read_tolerations(v: Option<&Value>, path: &str) -> Known<Vec<Toleration>> {
     match v.map(|v| &v.kind) {
         None | Some(ValueKind::Null) => Known::Known(Vec::new()),

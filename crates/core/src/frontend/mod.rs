@@ -16,13 +16,18 @@ use crate::tree::{self, Limits, Node, Parsed};
 /// The kinds of input fplint recognises.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
+    /// eksctl `ClusterConfig`.
     Eksctl,
+    /// AWS CloudFormation.
     CloudFormation,
+    /// Terraform.
     Terraform,
+    /// Kubernetes manifests.
     Kubernetes,
 }
 
 impl Format {
+    /// The name used in the JSON output and docs.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Eksctl => "eksctl",
@@ -34,16 +39,22 @@ impl Format {
 }
 
 /// What one unit (a file, or a Terraform module folder) contributes.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct UnitOutput {
+    /// Clusters defined or referenced.
     pub clusters: Vec<Cluster>,
     /// The unit's dependency graph; its [`crate::model::ResourceRef`]s use graph 0
     /// until [`absorb`] places the graph in the project.
     pub graph: Option<DependencyGraph>,
+    /// Parse errors and other findings of the frontend.
     pub diagnostics: Vec<Diagnostic>,
+    /// The formats recognised.
     pub formats: Vec<Format>,
+    /// Workloads.
     pub workloads: Vec<crate::workload::Workload>,
+    /// `aws-auth` ConfigMaps.
     pub aws_auth: Vec<crate::workload::AwsAuth>,
+    /// EKS Pod Identity associations.
     pub pod_identities: Vec<crate::workload::PodIdentityAssociation>,
     pub karpenter: crate::workload::KarpenterObjects,
     /// Suppressions declared in the data itself (CloudFormation `Metadata`).
@@ -51,6 +62,7 @@ pub struct UnitOutput {
     /// See [`Project::given_files`]: the unit's named files and the files it
     /// read only for context.
     pub given_files: Vec<crate::source::FileId>,
+    /// Files read only for context.
     pub context_files: Vec<crate::source::FileId>,
     pub module_calls: Vec<crate::model::ModuleCall>,
     /// Keys and values outside the format's schema.
@@ -60,8 +72,11 @@ pub struct UnitOutput {
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
 #[derive(Debug, Clone)]
 pub struct Suppression {
+    /// The file.
     pub file: crate::source::FileId,
+    /// The part of it; the whole file when `None`.
     pub scope: Option<Span>,
+    /// The codes silenced, each with where it is written.
     pub codes: Vec<(String, Span)>,
 }
 

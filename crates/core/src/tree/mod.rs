@@ -9,6 +9,7 @@ pub mod yaml;
 
 use crate::source::Span;
 
+/// How a scalar was written: what decides whether `yes` is a string.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
     /// Unquoted YAML scalar, or a JSON number, boolean or null.
@@ -19,32 +20,45 @@ pub enum ScalarStyle {
     Block,
 }
 
+/// One node of a YAML or JSON document, with its byte span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// Scalar, sequence or mapping.
     pub kind: NodeKind,
+    /// The bytes it covers.
     pub span: Span,
     /// The tag as written (`!Ref`, `!!str`), YAML only.
     pub tag: Option<Box<str>>,
 }
 
+/// The kinds of [`Node`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind {
+    /// A scalar's text, as the document means it, and how it was written.
     Scalar(Box<str>, ScalarStyle),
+    /// A sequence.
     Seq(Vec<Node>),
+    /// A mapping, entries in the order written.
     Map(Vec<Entry>),
 }
 
+/// One mapping entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The key node.
     pub key: Node,
+    /// The value node.
     pub value: Node,
 }
 
 /// A key that appears twice in one mapping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DuplicateKey {
+    /// The key.
     pub key: String,
+    /// Its first entry.
     pub first: Span,
+    /// Its second entry.
     pub second: Span,
     /// Both entries hold the same value, so no reader can disagree on it.
     pub same_value: bool,
@@ -54,7 +68,9 @@ pub struct DuplicateKey {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct TreeError {
+    /// What is wrong.
     pub message: String,
+    /// Where.
     pub span: Span,
 }
 
@@ -62,14 +78,18 @@ pub struct TreeError {
 /// it saw, and the error that stopped it, if any.
 #[derive(Clone, Debug, Default)]
 pub struct Parsed {
+    /// The documents read, up to the error if any.
     pub documents: Vec<Node>,
+    /// Keys written twice in one mapping.
     pub duplicates: Vec<DuplicateKey>,
+    /// The error that stopped the reader.
     pub error: Option<TreeError>,
 }
 
 /// Bounds that keep hostile input from exhausting memory or the stack.
 #[derive(Copy, Clone, Debug)]
 pub struct Limits {
+    /// Deepest nesting of a document.
     pub max_depth: usize,
     /// Nodes that alias expansion may add to one document.
     pub max_alias_nodes: usize,
@@ -99,6 +119,7 @@ impl Default for Limits {
 }
 
 impl Node {
+    /// The text, if it is a scalar.
     pub fn scalar(&self) -> Option<&str> {
         match &self.kind {
             NodeKind::Scalar(s, _) => Some(s),
@@ -106,6 +127,7 @@ impl Node {
         }
     }
 
+    /// How it was written, if it is a scalar.
     pub fn style(&self) -> Option<ScalarStyle> {
         match &self.kind {
             NodeKind::Scalar(_, st) => Some(*st),
@@ -121,6 +143,7 @@ impl Node {
         self.scalar()
     }
 
+    /// Whether it is a null (`null`, `~`, or empty).
     pub fn is_null(&self) -> bool {
         match &self.kind {
             NodeKind::Scalar(s, ScalarStyle::Plain) => {
@@ -130,6 +153,7 @@ impl Node {
         }
     }
 
+    /// The boolean, if it is one (`true`/`false`).
     pub fn as_bool(&self) -> Option<bool> {
         match &self.kind {
             NodeKind::Scalar(s, ScalarStyle::Plain) => match &**s {
@@ -141,6 +165,7 @@ impl Node {
         }
     }
 
+    /// The items, if it is a sequence.
     pub fn as_seq(&self) -> Option<&[Node]> {
         match &self.kind {
             NodeKind::Seq(items) => Some(items),
@@ -148,6 +173,7 @@ impl Node {
         }
     }
 
+    /// The entries, if it is a mapping.
     pub fn as_map(&self) -> Option<&[Entry]> {
         match &self.kind {
             NodeKind::Map(entries) => Some(entries),
@@ -160,10 +186,12 @@ impl Node {
         self.as_map()?.iter().find(|e| e.key.scalar() == Some(key))
     }
 
+    /// The value of entry `key`, if it is a mapping that has one.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.entry(key).map(|e| &e.value)
     }
 
+    /// The tag, if any.
     pub fn tag(&self) -> Option<&str> {
         self.tag.as_deref()
     }

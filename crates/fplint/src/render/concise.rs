@@ -3,6 +3,7 @@
 use super::place;
 use crate::lint::Report;
 
+/// One line per finding.
 pub fn render(outcome: &Report) -> String {
     let mut s = String::new();
     for d in &outcome.diagnostics {

@@ -17,6 +17,7 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// One workflow command per finding.
 pub fn render(outcome: &Report) -> String {
     let mut s = String::new();
     for d in &outcome.diagnostics {

@@ -126,11 +126,15 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 }
 
+/// How the human format looks.
 pub struct HumanOptions {
+    /// ANSI colours.
     pub color: bool,
+    /// The width to wrap at, in columns.
     pub width: usize,
 }
 
+/// Code frames for every finding, then a summary.
 pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
     let theme = if opts.color {
         GraphicalTheme::unicode()

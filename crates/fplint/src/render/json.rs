@@ -114,6 +114,7 @@ struct JsonRelated<'a> {
     message: &'a str,
 }
 
+/// The JSON document of the CLI contract, version 1.
 pub fn render(outcome: &Report) -> String {
     let diagnostics = outcome
         .diagnostics

@@ -11,11 +11,15 @@ use fplint_core::{Diagnostic, LineCol};
 
 /// A diagnostic's place, in the units the contract uses.
 pub struct Place {
+    /// The file's path as shown.
     pub file: String,
+    /// Where the span starts.
     pub start: LineCol,
+    /// Where the span ends.
     pub end: LineCol,
 }
 
+/// Where a diagnostic is, as line and column from 1.
 pub fn place(outcome: &Report, d: &Diagnostic) -> Place {
     match outcome.file(d) {
         Some(f) => Place {

@@ -6,6 +6,7 @@ use crate::lint::Report;
 use fplint_core::Severity;
 use serde_json::{json, Value};
 
+/// Where each rule's documentation is online.
 pub const DOCS_BASE: &str = "https://github.com/fplint/fplint/blob/main/rules/";
 
 fn level(s: Severity) -> &'static str {
@@ -48,6 +49,7 @@ fn full_description(doc: &str) -> String {
         .join(" ")
 }
 
+/// A SARIF 2.1.0 log of one run.
 pub fn render(outcome: &Report) -> String {
     let rules: Vec<Value> = fplint_rules::REGISTRY
         .iter()

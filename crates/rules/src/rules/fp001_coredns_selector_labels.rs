@@ -13,6 +13,7 @@ use fplint_core::model::{Cluster, Known, Provisioner, Selector};
 use fplint_core::placement;
 use fplint_core::{Change, Diagnostic, Fix, Severity};
 
+/// The FP001 rule, `coredns-selector-labels`: the module documentation says what it finds.
 pub struct CorednsSelectorLabels;
 
 const CODE: &str = "FP001";

@@ -14,6 +14,7 @@ use crate::{Context, Rule};
 use fplint_core::model::{Cluster, HelmRelease, Known};
 use fplint_core::{Diagnostic, Severity, Span};
 
+/// The FP002 rule, `fargate-toleration-missing`: the module documentation says what it finds.
 pub struct FargateTolerationMissing;
 
 const CODE: &str = "FP002";

@@ -15,6 +15,7 @@ use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, Resource
 use fplint_core::{Diagnostic, Severity};
 use std::collections::HashSet;
 
+/// The FP003 rule, `fargate-profile-parallel-creation`: the module documentation says what it finds.
 pub struct FargateProfileParallelCreation;
 
 const CODE: &str = "FP003";

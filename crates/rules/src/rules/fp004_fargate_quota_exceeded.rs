@@ -9,6 +9,7 @@ use crate::common::profile_label;
 use crate::{Context, Rule};
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP004 rule, `fargate-quota-exceeded`: the module documentation says what it finds.
 pub struct FargateQuotaExceeded;
 
 const CODE: &str = "FP004";

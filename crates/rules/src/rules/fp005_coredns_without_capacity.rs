@@ -10,6 +10,7 @@ use fplint_core::model::Known;
 use fplint_core::placement;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP005 rule, `coredns-without-capacity`: the module documentation says what it finds.
 pub struct CorednsWithoutCapacity;
 
 /// The namespace and labels of the CoreDNS pods EKS runs.

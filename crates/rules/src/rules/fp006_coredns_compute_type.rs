@@ -13,6 +13,7 @@ use fplint_core::model::Provisioner;
 use fplint_core::value::ValueKind;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP006 rule, `coredns-compute-type`: the module documentation says what it finds.
 pub struct CorednsComputeType;
 
 impl Rule for CorednsComputeType {

@@ -11,6 +11,7 @@ use crate::{Context, Rule};
 use fplint_core::model::{Known, SubnetRef, SubnetVisibility};
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP007 rule, `fargate-subnet-public`: the module documentation says what it finds.
 pub struct FargateSubnetPublic;
 
 impl Rule for FargateSubnetPublic {

@@ -16,8 +16,10 @@ use fplint_core::glob;
 use fplint_core::model::{Cluster, ExecutionRole, Known, Loc, Project};
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP008 rule, `pod-execution-role-incomplete`: the module documentation says what it finds.
 pub struct PodExecutionRoleIncomplete;
 
+/// The AWS managed policy a pod execution role needs.
 pub const POLICY: &str = "AmazonEKSFargatePodExecutionRolePolicy";
 const SERVICE: &str = "eks-fargate-pods.amazonaws.com";
 

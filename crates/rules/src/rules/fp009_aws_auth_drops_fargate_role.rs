@@ -17,8 +17,10 @@ use fplint_core::model::{Cluster, FargateProfile, Known};
 use fplint_core::workload::RoleMapping;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP009 rule, `aws-auth-drops-fargate-role`: the module documentation says what it finds.
 pub struct AwsAuthDropsFargateRole;
 
+/// The groups EKS maps a Fargate pod execution role into.
 pub const GROUPS: [&str; 3] = [
     "system:bootstrappers",
     "system:nodes",

@@ -20,6 +20,7 @@ use fplint_core::workload::{Workload, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 use std::collections::BTreeMap;
 
+/// The FP010 rule, `fargate-profile-overlap`: the module documentation says what it finds.
 pub struct FargateProfileOverlap;
 
 /// A workload whose pods match two profiles: for each pair of profiles

@@ -22,6 +22,7 @@ fn fargate_only_but_karpenter(cluster: &Cluster) -> bool {
     cluster.fargate_only() == Known::Known(true) && !cluster.fargate_profiles.is_empty()
 }
 
+/// The FP011 rule, `workload-without-capacity`: the module documentation says what it finds.
 pub struct WorkloadWithoutCapacity;
 
 impl Rule for WorkloadWithoutCapacity {

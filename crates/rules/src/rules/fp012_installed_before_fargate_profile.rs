@@ -21,6 +21,7 @@ use fplint_core::placement::{self, Placement};
 use fplint_core::workload::WorkloadKind;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP012 rule, `installed-before-fargate-profile`: the module documentation says what it finds.
 pub struct InstalledBeforeFargateProfile;
 
 const CODE: &str = "FP012";

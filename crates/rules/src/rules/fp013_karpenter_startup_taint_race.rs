@@ -14,6 +14,7 @@ use fplint_core::model::{Known, Loc, Project};
 use fplint_core::workload::NodePool;
 use fplint_core::{Diagnostic, Severity};
 
+/// FP013 karpenter-startup-taint-race.
 pub struct KarpenterStartupTaintRace;
 
 /// The first version whose built-in AMI families no longer copy the taints.

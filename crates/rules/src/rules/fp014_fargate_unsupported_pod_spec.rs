@@ -19,6 +19,7 @@ use fplint_core::value::{Value, ValueKind};
 use fplint_core::workload::{Container, Workload, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP014 rule, `fargate-unsupported-pod-spec`: the module documentation says what it finds.
 pub struct FargateUnsupportedPodSpec;
 
 fn finding(what: &str, loc: &Loc, workload: &str, profile: &str, help: &str) -> Diagnostic {

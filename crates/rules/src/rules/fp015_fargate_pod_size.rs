@@ -13,6 +13,7 @@ use fplint_core::placement::{billed_size, pod_request, OVERHEAD_MIB};
 use fplint_core::workload::{Container, PodTemplate, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP015 rule, `fargate-pod-size`: the module documentation says what it finds.
 pub struct FargatePodSize;
 
 /// An init container whose effective CPU or memory request exceeds the sum

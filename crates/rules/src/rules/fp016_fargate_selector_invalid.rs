@@ -10,6 +10,7 @@ use crate::{Context, Rule};
 use fplint_core::model::{Loc, Provisioner};
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP016 rule, `fargate-selector-invalid`: the module documentation says what it finds.
 pub struct FargateSelectorInvalid;
 
 fn wild(c: char) -> bool {
@@ -40,6 +41,8 @@ fn valid_segment(s: &str, allow_empty: bool) -> bool {
     s.len() <= 63 && s.chars().all(ok_char) && edge(s.chars().next()) && edge(s.chars().last())
 }
 
+/// Whether `k` is a Kubernetes label key: an optional DNS-subdomain prefix
+/// and `/`, then a name of at most 63 characters.
 pub fn valid_label_key(k: &str) -> bool {
     match k.rsplit_once('/') {
         Some((prefix, name)) => {
@@ -51,6 +54,8 @@ pub fn valid_label_key(k: &str) -> bool {
     }
 }
 
+/// Whether `v` is a Kubernetes label value (empty, or a name of at most 63
+/// characters).
 pub fn valid_label_value(v: &str) -> bool {
     valid_segment(v, true)
 }

@@ -15,6 +15,7 @@ use fplint_core::model::Known;
 use fplint_core::placement::selector_matches;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP017 rule, `pod-identity-on-fargate`: the module documentation says what it finds.
 pub struct PodIdentityOnFargate;
 
 impl Rule for PodIdentityOnFargate {

@@ -9,6 +9,7 @@ use crate::{Context, Rule};
 use fplint_core::placement::PIN_LABEL;
 use fplint_core::{Diagnostic, Severity};
 
+/// The FP018 rule, `fargate-profile-pin-annotation`: the module documentation says what it finds.
 pub struct FargateProfilePinAnnotation;
 
 impl Rule for FargateProfilePinAnnotation {

@@ -9,6 +9,7 @@ use crate::{Context, Rule};
 use fplint_core::schema::SchemaFinding;
 use fplint_core::{Diagnostic, Severity};
 
+/// FP019 unknown-field.
 pub struct UnknownField;
 
 impl Rule for UnknownField {

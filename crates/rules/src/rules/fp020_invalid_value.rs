@@ -10,6 +10,7 @@ use crate::{Context, Rule};
 use fplint_core::schema::SchemaFinding;
 use fplint_core::{Diagnostic, Severity};
 
+/// FP020 invalid-value.
 pub struct InvalidValue;
 
 impl Rule for InvalidValue {

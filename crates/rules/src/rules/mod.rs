@@ -1,3 +1,5 @@
+//! One module per rule, named by its code; each module's documentation says
+//! what the rule finds and why, and `rules/FPxxx.md` is its user documentation.
 pub mod fp001_coredns_selector_labels;
 pub mod fp002_fargate_toleration_missing;
 pub mod fp003_fargate_profile_parallel_creation;

@@ -45,7 +45,9 @@ const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
 /// A tag CloudFormation does not know, with where it is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownTag {
+    /// The tag as written.
     pub tag: String,
+    /// Where.
     pub span: Span,
 }
 

@@ -44,6 +44,7 @@ pub fn recognise(doc: &Node) -> bool {
     })
 }
 
+/// Read a CloudFormation template into the unit.
 pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     let doc: Cow<'_, Node> = if intrinsic::has_tags(doc) {
         let mut unknown = Vec::new();

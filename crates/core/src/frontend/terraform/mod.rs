@@ -1,7 +1,7 @@
 //! Terraform: a folder of `.tf` files is one module. hcl-edit gives the tree
-//! with spans; [`eval`] resolves expressions into spanned values; the raw
+//! with spans; `eval` resolves expressions into spanned values; the raw
 //! `aws_eks_*` resources, the terraform-aws-modules/eks module and
-//! `helm_release` are read into the cluster model, and [`graph`] records the
+//! `helm_release` are read into the cluster model, and `graph` records the
 //! dependencies Terraform orders resources by.
 
 mod auth;
