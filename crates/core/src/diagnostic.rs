@@ -99,11 +99,14 @@ impl Applicability {
 pub struct Fix {
     /// What the fix does, as a user reads it in a list of fixes.
     pub title: String,
+    /// Safe or unsafe.
     pub applicability: Applicability,
+    /// What to change, in model terms until the pipeline writes them as byte edits.
     pub changes: Vec<Change>,
 }
 
 impl Fix {
+    /// A fix that keeps what gets deployed, but for the mistake.
     pub fn safe(title: impl Into<String>, changes: Vec<Change>) -> Fix {
         Fix {
             title: title.into(),
@@ -112,6 +115,7 @@ impl Fix {
         }
     }
 
+    /// A fix that changes what gets deployed.
     pub fn unsafe_(title: impl Into<String>, changes: Vec<Change>) -> Fix {
         Fix {
             title: title.into(),
@@ -190,6 +194,7 @@ impl Diagnostic {
         self
     }
 
+    /// The same finding with a fix.
     pub fn with_fix(mut self, fix: Fix) -> Self {
         self.fix = Some(fix);
         self

@@ -15,8 +15,11 @@ use hcl_edit::Span as _;
 /// The syntax a file is written in, as far as editing it goes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Syntax {
+    /// YAML (eksctl, CloudFormation, Kubernetes).
     Yaml,
+    /// JSON (CloudFormation, `.tf.json`).
     Json,
+    /// HCL (Terraform).
     Hcl,
 }
 
@@ -42,18 +45,24 @@ impl Syntax {
 /// One byte edit: replace `start..end` with `content`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TextEdit {
+    /// First byte replaced.
     pub start: usize,
+    /// Byte after the last one replaced (`start` for an insertion).
     pub end: usize,
+    /// What goes in their place.
     pub content: String,
 }
 
 /// Why a change could not be written; the fix is then dropped.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
+    /// The file no longer parses.
     #[error("the file no longer parses")]
     Unparsable,
+    /// The node the fix names is not in the file.
     #[error("the node the fix names is not in the file")]
     NotFound,
+    /// A form fplint does not rewrite.
     #[error("the dependency list is written in a form fplint does not rewrite")]
     UnsupportedShape,
 }

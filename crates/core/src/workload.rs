@@ -80,7 +80,9 @@ pub struct Workload {
 /// (`overlays/prod`), with the file that assembles it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Variant {
+    /// The overlay's folder (`overlays/prod`).
     pub name: String,
+    /// The kustomization that assembles it.
     pub loc: Loc,
 }
 
@@ -404,21 +406,30 @@ mod tests {
 /// The `aws-auth` ConfigMap when it is managed in code.
 #[derive(Clone, Debug)]
 pub struct AwsAuth {
+    /// The ConfigMap (its resource or document).
     pub loc: Loc,
+    /// The `mapRoles` entry, when written.
     pub map_roles_loc: Option<Loc>,
+    /// The roles it maps.
     pub roles: Known<Vec<RoleMapping>>,
+    /// The cluster it belongs to, once known.
     pub cluster_key: Option<String>,
 }
 
+/// One `mapRoles` entry.
 #[derive(Clone, Debug)]
 pub struct RoleMapping {
+    /// The role's ARN.
     pub role_arn: Known<String>,
     /// When the ARN is only known at deployment: what in the code defines
     /// the role (see [`crate::model::FargateProfile::role_ref`]) and its name
     /// when that is written.
     pub role_ref: Option<String>,
+    /// The role's name, when written.
     pub role_name: Option<String>,
+    /// The groups the role is mapped into.
     pub groups: Known<Vec<String>>,
+    /// The entry.
     pub loc: Loc,
 }
 
@@ -426,7 +437,9 @@ pub struct RoleMapping {
 /// `service_account` get their AWS credentials from the Pod Identity agent.
 #[derive(Clone, Debug)]
 pub struct PodIdentityAssociation {
+    /// The namespace of the pods.
     pub namespace: Located<String>,
+    /// The service account of the pods.
     pub service_account: Located<String>,
     /// The association as a whole (its list entry or resource header).
     pub loc: Loc,
@@ -439,11 +452,14 @@ pub struct PodIdentityAssociation {
 /// NodePool's nodes start with, and whether its node class uses a custom AMI.
 #[derive(Clone, Debug, Default)]
 pub struct KarpenterObjects {
+    /// `NodePool`s and `Provisioner`s.
     pub node_pools: Vec<NodePool>,
+    /// `EC2NodeClass`es and `AWSNodeTemplate`s.
     pub node_classes: Vec<NodeClass>,
 }
 
 impl KarpenterObjects {
+    /// Move `other`'s objects into this one.
     pub fn append(&mut self, other: &mut KarpenterObjects) {
         self.node_pools.append(&mut other.node_pools);
         self.node_classes.append(&mut other.node_classes);
@@ -453,6 +469,7 @@ impl KarpenterObjects {
 /// A Karpenter `NodePool` (or a v1alpha5 `Provisioner`).
 #[derive(Clone, Debug)]
 pub struct NodePool {
+    /// Its name.
     pub name: Located<String>,
     /// The keys of `startupTaints`; empty when there are none.
     pub startup_taints: Known<Vec<Located<String>>>,
@@ -465,6 +482,7 @@ pub struct NodePool {
 /// A Karpenter `EC2NodeClass` (or a v1alpha1 `AWSNodeTemplate`).
 #[derive(Clone, Debug)]
 pub struct NodeClass {
+    /// Its name.
     pub name: Located<String>,
     /// Whether Karpenter treats it as a custom AMI (`amiFamily: Custom`),
     /// located at `amiFamily` or the `amiSelectorTerms` alias.

@@ -20,40 +20,58 @@ pub enum SchemaFinding {
     /// A key the object does not define. `object` names the object's type
     /// as the format's documentation does.
     UnknownField {
+        /// The key as written.
         key: String,
+        /// Where the key is.
         span: Span,
+        /// The logical path of the key.
         path: String,
+        /// The object's type, as the format's documentation names it.
         object: String,
+        /// The nearest defined field, if one is close.
         suggestion: Option<String>,
     },
     /// A key that differs from a field only in case, where the tool matches
     /// keys ignoring case (eksctl's Go decoder) but fplint does not.
     WrongCase {
+        /// The key as written.
         key: String,
+        /// The field it stands for.
         field: String,
+        /// Where the key is.
         span: Span,
+        /// The logical path of the key.
         path: String,
     },
     /// A value given as an argument where the format expects a nested block
     /// (Terraform `selector = [...]` for `selector { }`).
     ArgumentForBlock {
+        /// The argument's name.
         key: String,
+        /// Where the argument is.
         span: Span,
+        /// The logical path of the argument.
         path: String,
     },
     /// A value the format refuses, where it changes what fplint concludes.
     InvalidValue {
+        /// The field whose value it is.
         field: String,
         /// The value as written, or what kind of value it is.
         found: String,
+        /// What the format accepts.
         expected: String,
+        /// The nearest accepted value, if one is close.
         suggestion: Option<String>,
+        /// Where the value is.
         span: Span,
+        /// The logical path of the value.
         path: String,
     },
 }
 
 impl SchemaFinding {
+    /// Where the finding points.
     pub fn span(&self) -> Span {
         match self {
             SchemaFinding::UnknownField { span, .. }

@@ -11,12 +11,18 @@
 
 use std::collections::HashMap;
 
+/// A field's coarse type: enough to tell a nested object from a leaf.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ty {
+    /// A scalar of this type (`string`, `boolean`, ...).
     Leaf(String),
+    /// A nested object of this name.
     Obj(String),
+    /// A list of these.
     List(Box<Ty>),
+    /// A map from any key to these.
     Map(Box<Ty>),
+    /// A Terraform block of this name.
     Block(String),
 }
 
@@ -60,9 +66,12 @@ impl std::fmt::Display for Ty {
     }
 }
 
+/// One field of an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Field {
+    /// The field's name as the format spells it.
     pub name: String,
+    /// Its type.
     pub ty: Ty,
 }
 
@@ -83,8 +92,10 @@ impl Object {
     }
 }
 
+/// The objects of one schema, by name.
 #[derive(Clone, Debug, Default)]
 pub struct Table {
+    /// Every object, by name.
     pub objects: HashMap<String, Object>,
     /// Object names in the order written, for printing back.
     pub order: Vec<String>,
@@ -93,6 +104,7 @@ pub struct Table {
 }
 
 impl Table {
+    /// Read a table from its text form (one object or field a line).
     pub fn parse(text: &str) -> Table {
         let mut t = Table::default();
         let mut cur: Option<String> = None;
@@ -138,10 +150,12 @@ impl Table {
         t
     }
 
+    /// The object of this name.
     pub fn object(&self, name: &str) -> Option<&Object> {
         self.objects.get(name)
     }
 
+    /// The field `key` of object `object`.
     pub fn field(&self, object: &str, key: &str) -> Option<&Field> {
         self.objects.get(object)?.get(key)
     }
