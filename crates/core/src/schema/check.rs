@@ -86,6 +86,13 @@ pub fn check_node(
                     .then(|| def.fields.iter().find(|f| f.name.eq_ignore_ascii_case(key)))
                     .flatten();
                 if let Some(f) = other_case {
+                    // eksctl reads the key whatever its case; it matters only
+                    // where fplint reads the field, which it then misses.
+                    let full = join(path, &f.name);
+                    let root = full.split(['.', '[']).next().unwrap_or_default();
+                    if !MODELLED_EKSCTL.contains(&root) {
+                        continue;
+                    }
                     out.push(SchemaFinding::WrongCase {
                         key: key.to_string(),
                         field: f.name.clone(),
@@ -105,6 +112,22 @@ pub fn check_node(
         }
     }
 }
+
+/// The top-level eksctl fields fplint's model reads (and what is below them).
+const MODELLED_EKSCTL: &[&str] = &[
+    "accessConfig",
+    "addons",
+    "autoModeConfig",
+    "fargateProfiles",
+    "iam",
+    "karpenter",
+    "managedNodeGroups",
+    "metadata",
+    "nodeGroups",
+    "podIdentityAssociations",
+    "remoteNetworkConfig",
+    "vpc",
+];
 
 fn shape(node: &Node) -> &'static str {
     match node.kind {
