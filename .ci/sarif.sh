@@ -34,7 +34,7 @@ run "$work/unreadable.sarif" "$bin" check --no-config --format sarif examples/ek
 
 proj="$work/project"
 mkdir -p "$proj/.git" "$proj/chart/templates" "$proj/empty" "$proj/prod" "$proj/staging" "$proj/shared"
-printf 'apiVersion: eksctl.io/v1alpha6\nkind: ClusterConfig\nmetadata: {name: x}\n' >"$proj/near.yaml"
+printf 'apiVersion: eksctl.io/v1alpha5\nkind: Clusterconfig\nmetadata: {name: x}\n' >"$proj/near.yaml"
 printf 'name: ci\non: push\n' >"$proj/ci.yaml"
 printf 'metadata:\n  name: {{ .Values.name }}\n' >"$proj/chart/templates/svc.yaml"
 for env in prod staging; do
