@@ -147,6 +147,17 @@ pub enum Change {
     RemoveEntry { key: Span },
 }
 
+impl Change {
+    /// The file the change is made in.
+    pub fn file(&self) -> crate::source::FileId {
+        match self {
+            Change::Replace { span, .. } => span.file,
+            Change::AddDependency { resource, .. } => resource.file,
+            Change::RemoveEntry { key } => key.file,
+        }
+    }
+}
+
 impl Diagnostic {
     /// A finding of rule `code` at `span`.
     pub fn new(

@@ -31,11 +31,7 @@ pub fn materialize(diagnostics: &mut [Diagnostic], sources: &Sources) {
         let mut changes = Vec::new();
         let mut ok = true;
         for c in &fix.changes {
-            let file = match c {
-                Change::Replace { span, .. } => span.file,
-                Change::AddDependency { resource, .. } => resource.file,
-                Change::RemoveEntry { key } => key.file,
-            };
+            let file = c.file();
             let Some(f) = sources.get(file) else {
                 ok = false;
                 break;
@@ -145,11 +141,7 @@ pub fn wanted(d: &Diagnostic, opts: FixOptions) -> bool {
 /// The file a diagnostic's edits are in, when they are all in one.
 fn edit_file(d: &Diagnostic) -> Option<FileId> {
     let fix = d.fix.as_ref()?;
-    let mut files = fix.changes.iter().map(|c| match c {
-        Change::Replace { span, .. } => span.file,
-        Change::AddDependency { resource, .. } => resource.file,
-        Change::RemoveEntry { key } => key.file,
-    });
+    let mut files = fix.changes.iter().map(Change::file);
     let first = files.next()?;
     files.all(|f| f == first).then_some(first)
 }
