@@ -216,7 +216,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         name: "invalid-value",
         default_severity: Severity::Error,
         summary: "A value of the wrong type or outside its enumeration",
-        formats: &[Eksctl, Cfn, K8s],
+        formats: &[Eksctl, Cfn, Tf, K8s],
         doc: include_str!("../docs/FP020.md"),
         rule: Some(&rules::fp020_invalid_value::InvalidValue),
     },

@@ -94,6 +94,11 @@ pub fn clear() {
     ACTIVE.with(|a| a.set(false));
 }
 
+/// Whether `file` is a `.tf.json` file read as HCL text made from it.
+pub fn is_translated(file: FileId) -> bool {
+    ACTIVE.with(|a| a.get()) && REMAP.with(|m| m.borrow().contains_key(&file))
+}
+
 /// An HCL range of a translated file as a range of its JSON text; other
 /// files' ranges as they are.
 pub fn remap(file: FileId, r: std::ops::Range<usize>) -> std::ops::Range<usize> {

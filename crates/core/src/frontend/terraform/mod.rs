@@ -917,6 +917,22 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// Schema findings of one block. A `.tf.json` file was checked as HCL
+    /// made from it: spans go back to the JSON, and JSON has no block
+    /// syntax (Terraform tells blocks by the schema), so an object where a
+    /// block belongs is no mistake there.
+    fn schema_found(&mut self, file: FileId, mut found: Vec<crate::schema::SchemaFinding>) {
+        if json_syntax::is_translated(file) {
+            found.retain(|f| !matches!(f, crate::schema::SchemaFinding::ArgumentForBlock { .. }));
+            for f in &mut found {
+                let s = f.span_mut();
+                let r = json_syntax::remap(file, s.start as usize..s.end as usize);
+                *s = Span::new(file, r.start, r.end);
+            }
+        }
+        self.schema.append(&mut found);
+    }
+
     fn load(
         &mut self,
         module: &ModuleSrc<'_>,
@@ -1083,27 +1099,22 @@ impl Builder {
             let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
-                    crate::schema::terraform::check_resource(b, *file, &mut self.schema);
+                    let mut found = Vec::new();
+                    crate::schema::terraform::check_resource(b, *file, &mut found);
+                    self.schema_found(*file, found);
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
                     let kind = kind_at(i).unwrap_or(eks_module::Kind::Other);
-                    match kind {
-                        eks_module::Kind::Root => crate::schema::terraform::check_eks_module(
-                            b,
-                            *file,
-                            None,
-                            &mut self.schema,
-                        ),
-                        eks_module::Kind::FargateProfile => {
-                            crate::schema::terraform::check_eks_module(
-                                b,
-                                *file,
-                                Some("modules/fargate-profile"),
-                                &mut self.schema,
-                            )
-                        }
-                        _ => {}
+                    let sub = match kind {
+                        eks_module::Kind::Root => Some(None),
+                        eks_module::Kind::FargateProfile => Some(Some("modules/fargate-profile")),
+                        _ => None,
+                    };
+                    if let Some(sub) = sub {
+                        let mut found = Vec::new();
+                        crate::schema::terraform::check_eks_module(b, *file, sub, &mut found);
+                        self.schema_found(*file, found);
                     }
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
