@@ -43,29 +43,31 @@ mmdc="$cache/node_modules/.bin/mmdc"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/out"
 # Chromium refuses to run as root inside its sandbox.
 cat >"$tmp/puppeteer.json" <<EOF
 {"executablePath": "$chrome", "args": ["--no-sandbox", "--disable-setuid-sandbox"]}
 EOF
 
+# Every diagram goes into one Markdown file: mmdc renders all its mermaid
+# blocks with one browser start instead of one each.
 render() { # name, paths...
   local name=$1
   shift
   "$fplint" placement --no-config --format mermaid "$@" >"$tmp/$name.mmd"
   "$fplint" placement --no-config --format dot "$@" >"$tmp/$name.dot"
-  if ! "$mmdc" --quiet --puppeteerConfigFile "$tmp/puppeteer.json" \
-    --input "$tmp/$name.mmd" --output "$tmp/$name.svg" >"$tmp/$name.mmdc.log" 2>&1; then
-    cat "$tmp/$name.mmdc.log"; echo "mermaid failed to render $name"; exit 1
-  fi
-  # mmdc draws a syntax error as a picture of the error instead of failing.
-  if grep -q -i 'syntax error' "$tmp/$name.svg"; then
-    echo "mermaid drew a syntax error for $name"; exit 1
-  fi
+  {
+    printf '## %s\n\n```mermaid\n' "$name"
+    cat "$tmp/$name.mmd"
+    printf '```\n\n'
+  } >>"$tmp/all.md"
   if ! dot -Tsvg "$tmp/$name.dot" -o "$tmp/$name.dot.svg" 2>"$tmp/$name.dot.log" || [ -s "$tmp/$name.dot.log" ]; then
     cat "$tmp/$name.dot.log"; echo "graphviz failed to render $name"; exit 1
   fi
-  echo "rendered $name: mermaid $(wc -c <"$tmp/$name.svg") bytes, dot $(wc -c <"$tmp/$name.dot.svg") bytes"
+  echo "$name: dot drew $(wc -c <"$tmp/$name.dot.svg") bytes of SVG"
+  names+=("$name")
 }
+names=()
 
 shopt -s nullglob
 render examples examples
@@ -76,9 +78,50 @@ for d in tests/pictures/*/; do
   render "pictures-$(basename "$d")" "$d"
 done
 
+echo "--- the Action's summary step: a table per rule linked to the lines, and a diagram that renders"
+python3 -m venv "$tmp/venv"
+"$tmp/venv/bin/pip" install --quiet --disable-pip-version-check pyyaml
+"$tmp/venv/bin/python" - action.yml "$tmp/summary-step.sh" <<'PY'
+import sys, yaml
+steps = yaml.safe_load(open(sys.argv[1]))["runs"]["steps"]
+step = next(s for s in steps if s.get("id") == "summary")
+assert "inputs.summary == 'true'" in step["if"], step["if"]
+open(sys.argv[2], "w").write(step["run"])
+PY
+if command -v shellcheck >/dev/null 2>&1; then shellcheck -s bash "$tmp/summary-step.sh"; fi
+proj="$tmp/my project"
+mkdir -p "$proj/clusters dir"
+cp examples/eksctl/problem/cluster.yaml "$proj/clusters dir/"
+bindir=$(cd "$(dirname "$fplint")" && pwd)
+(cd "$proj" && env PATH="$bindir:$PATH" GITHUB_STEP_SUMMARY="$tmp/summary.md" \
+  GITHUB_SERVER_URL=https://github.com GITHUB_REPOSITORY=acme/infra GITHUB_SHA=0123abc \
+  GITHUB_WORKSPACE="$proj" FPLINT_PATHS="clusters dir" FPLINT_ARGS="--no-config" \
+  bash -e "$tmp/summary-step.sh") || { echo "the summary step failed"; exit 1; }
+grep -q '^### FP001 coredns-selector-labels$' "$tmp/summary.md" || { cat "$tmp/summary.md"; exit 1; }
+grep -qF '(https://github.com/acme/infra/blob/0123abc/clusters%20dir/cluster.yaml#L37)' "$tmp/summary.md" \
+  || { cat "$tmp/summary.md"; echo "no link to the finding's line"; exit 1; }
+grep -q '^```mermaid$' "$tmp/summary.md" || { cat "$tmp/summary.md"; echo "no mermaid block"; exit 1; }
+cat "$tmp/summary.md" >>"$tmp/all.md"
+names+=(summary)
+echo "summary step: FP001 linked to its line in a path with a space"
+
+echo "--- mermaid-cli renders every diagram"
+if ! "$mmdc" --quiet --puppeteerConfigFile "$tmp/puppeteer.json" \
+  --input "$tmp/all.md" --output "$tmp/out/all.md" >"$tmp/mmdc.log" 2>&1; then
+  cat "$tmp/mmdc.log"; echo "mermaid failed to render a diagram"; exit 1
+fi
+svgs=("$tmp"/out/all-*.svg)
+[ "${#svgs[@]}" -eq "${#names[@]}" ] || { echo "expected ${#names[@]} pictures, mmdc drew ${#svgs[@]}"; exit 1; }
+for i in "${!names[@]}"; do
+  svg="$tmp/out/all-$((i + 1)).svg"
+  # mmdc draws a syntax error as a picture of the error instead of failing.
+  if grep -q -i 'syntax error' "$svg"; then echo "mermaid drew a syntax error for ${names[$i]}"; exit 1; fi
+  echo "${names[$i]}: mermaid drew $(wc -c <"$svg") bytes of SVG"
+done
+
 if [ -n "${PICTURES_PNG:-}" ]; then
   "$fplint" placement --no-config --format mermaid examples/eksctl/fixed >"$tmp/readme.mmd"
   "$mmdc" --quiet --puppeteerConfigFile "$tmp/puppeteer.json" --backgroundColor white \
-    --scale 1 --input "$tmp/readme.mmd" --output "$PICTURES_PNG"
+    --scale 2 --input "$tmp/readme.mmd" --output "$PICTURES_PNG"
   echo "wrote $PICTURES_PNG ($(wc -c <"$PICTURES_PNG") bytes)"
 fi

@@ -76,6 +76,7 @@ enum OutputFormat {
     Sarif,
     Github,
     Concise,
+    /// Markdown for a GitHub job summary: findings per rule, linked, and the placement diagram
     Summary,
 }
 
