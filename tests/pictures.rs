@@ -203,3 +203,36 @@ fn cli_summary_links_from_the_github_variables() {
     assert_eq!(code, 1);
     assert_eq!(s, summary("examples"));
 }
+
+/// A rule with more findings than a summary shows says how many more.
+#[test]
+fn summary_caps_the_rows_of_a_rule() {
+    let d = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    };
+    let cluster = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: big\n  region: eu-west-1\niam:\n  withOIDC: true\nfargateProfiles:\n  - name: fp\n    selectors:\n      - namespace: kube-system\n      - namespace: apps\n";
+    let mut apps = String::new();
+    for i in 0..103 {
+        apps.push_str(&format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\n  namespace: apps\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          image: app\n"));
+    }
+    for (name, text) in [("cluster.yaml", cluster), ("apps.yaml", apps.as_str())] {
+        if let Err(e) = std::fs::write(d.path().join(name), text) {
+            panic!("write {name}: {e}");
+        }
+    }
+    let path = d.path().to_string_lossy().into_owned();
+    let s = summary(&path);
+    assert!(s.contains("| FP015 | fargate-pod-size | 103 |"), "{s}");
+    let section = s.split("### FP015").nth(1).unwrap_or_default();
+    let rows = section
+        .lines()
+        .take_while(|l| !l.starts_with("###"))
+        .filter(|l| l.starts_with("| warning |"))
+        .count();
+    assert_eq!(rows, 100);
+    assert!(
+        section.contains("\n3 more: `fplint check --select FP015` lists them all.\n"),
+        "{section}"
+    );
+}

@@ -10,6 +10,8 @@ use std::path::{Component, Path, PathBuf};
 
 /// Rows shown per rule; a summary is capped at 1 MiB by GitHub.
 const MAX_ROWS_PER_RULE: usize = 100;
+/// Findings stop here; GitHub drops a step's summary over 1 MiB whole.
+const MAX_FINDINGS_BYTES: usize = 800_000;
 /// Mermaid refuses a diagram longer than this (its `maxTextSize`).
 const MAX_MERMAID: usize = 50_000;
 
@@ -217,6 +219,10 @@ pub fn render(outcome: &Report, opts: &SummaryOptions) -> String {
         s.push('\n');
     }
     for (code, list) in &by_rule {
+        if s.len() > MAX_FINDINGS_BYTES {
+            s.push_str("The summary stops here to stay under GitHub's size limit; the annotations and `fplint check` list every finding.\n\n");
+            break;
+        }
         s.push_str(&format!("### {code} {}\n\n", md_text(rule_name(code))));
         s.push_str("| Severity | Where | Message |\n|---|---|---|\n");
         for d in list.iter().take(MAX_ROWS_PER_RULE) {
