@@ -34,8 +34,9 @@ enum Command {
         /// Files or folders to read (default: .)
         #[arg(default_value = ".")]
         paths: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
-        format: ListFormat,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = PlacementFormat::Text)]
+        format: PlacementFormat,
         /// Use this config file instead of looking for fplint.toml
         #[arg(long, conflicts_with = "no_config")]
         config: Option<PathBuf>,
@@ -56,6 +57,18 @@ enum ListFormat {
     Json,
 }
 
+#[derive(Copy, Clone, ValueEnum)]
+enum PlacementFormat {
+    /// One table per cluster
+    Text,
+    /// The tables as JSON
+    Json,
+    /// A Mermaid flowchart: clusters, profiles, workloads and where they land
+    Mermaid,
+    /// The same picture as a Graphviz digraph (`dot -Tpng`)
+    Dot,
+}
+
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
 enum OutputFormat {
     Human,
@@ -63,6 +76,8 @@ enum OutputFormat {
     Sarif,
     Github,
     Concise,
+    /// Markdown for a GitHub job summary: findings per rule, linked, and the placement diagram
+    Summary,
 }
 
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
@@ -182,10 +197,18 @@ fn run(cli: Cli) -> ExitCode {
                 project_context: true,
                 ..Options::default()
             });
-            let tables = fplint::placement::tables(&linter.load(&paths));
+            let loaded = linter.load(&paths);
             let text = match format {
-                ListFormat::Text => fplint::placement::render_text(&tables),
-                ListFormat::Json => fplint::placement::render_json(&tables),
+                PlacementFormat::Text => {
+                    fplint::placement::render_text(&fplint::placement::tables(&loaded))
+                }
+                PlacementFormat::Json => {
+                    fplint::placement::render_json(&fplint::placement::tables(&loaded))
+                }
+                PlacementFormat::Mermaid => {
+                    render::diagram::mermaid(&loaded.project, &loaded.sources)
+                }
+                PlacementFormat::Dot => render::diagram::dot(&loaded.project, &loaded.sources),
             };
             emit(text.as_bytes());
             ExitCode::SUCCESS
@@ -286,6 +309,9 @@ fn check(args: CheckArgs) -> ExitCode {
         OutputFormat::Concise => render::concise::render(&outcome),
         OutputFormat::Sarif => render::sarif::render(&outcome),
         OutputFormat::Github => render::github::render(&outcome),
+        OutputFormat::Summary => {
+            render::summary::render(&outcome, &render::summary::SummaryOptions::from_env())
+        }
         OutputFormat::Human => {
             let mut s =
                 render::human::render(&outcome, &render::human::HumanOptions { color, width: 100 });

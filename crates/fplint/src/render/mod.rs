@@ -1,10 +1,12 @@
 //! Renderers: diagnostics are data until they reach this edge.
 
 pub mod concise;
+pub mod diagram;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
+pub mod summary;
 
 use crate::lint::Report;
 use fplint_core::{Diagnostic, LineCol};
