@@ -40,7 +40,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
         /// Use this config file instead of looking for fplint.toml
-        #[arg(long, conflicts_with = "no_config")]
+        #[arg(long, conflicts_with = "no_config", value_name = "FILE")]
         config: Option<PathBuf>,
         /// Ignore config files
         #[arg(long)]
