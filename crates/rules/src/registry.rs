@@ -49,8 +49,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         name: "coredns-selector-labels",
         default_severity: Severity::Error,
         severities: &[Severity::Error, Severity::Warning],
-        summary:
-            "eksctl leaves CoreDNS Pending when the kube-system selector has labels or a wildcard",
+        summary: "eksctl moves CoreDNS to Fargate only for a `kube-system` selector without labels (or, from 0.208.0, with the CoreDNS component label)",
         formats: &[Eksctl],
         format_notes: &[],
         doc: include_str!("../docs/FP001.md"),
