@@ -323,6 +323,42 @@ spec:
         stdout(&o),
         "k8s/api.yaml:5:14: FP011 [error] Deployment `api` in namespace `web` matches no Fargate profile of cluster `shop`, which has no nodes: its pods stay Pending\n"
     );
+    // A Terraform file is read with the other files of its module, the
+    // stdin text in its place: its profile overlaps the sibling's (FP010),
+    // and the sibling's own finding (FP005, no CoreDNS selector) is not
+    // the named file's.
+    write(d.path(), "infra/cluster.tf", TERRAFORM);
+    write(
+        d.path(),
+        "infra/profiles.tf",
+        "# the text on stdin takes its place\n",
+    );
+    let more = TERRAFORM
+        .split_at(
+            TERRAFORM
+                .find("resource \"aws_eks_fargate_profile\"")
+                .unwrap_or(0),
+        )
+        .1
+        .replace("\"apps\" {", "\"more\" {")
+        .replace("= \"apps\"\n  pod", "= \"more\"\n  pod");
+    let o = run(
+        &[&args[..], &["infra/profiles.tf"]].concat(),
+        d.path(),
+        &[],
+        Some(&more),
+    );
+    assert_eq!(
+        stdout(&o),
+        "infra/profiles.tf:7:3: FP010 [warning] profiles `apps` and `more` can both match the same pods, and EKS does not document which one it uses for them\n"
+    );
+    let o = run(
+        &[&args[..], &["elsewhere/profiles.tf"]].concat(),
+        d.path(),
+        &[],
+        Some(&more),
+    );
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), ""));
     // Alone, the same text has no cluster to run on.
     let o = run(
         &["check", "--format", "concise", "--no-config", "-"],

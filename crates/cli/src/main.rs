@@ -80,14 +80,19 @@ enum OutputFormat {
 enum ColorChoice {
     /// Colour on a terminal, unless NO_COLOR is set or TERM=dumb
     Auto,
+    /// Colour, also when piped or written to a file
     Always,
+    /// No colour
     Never,
 }
 
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
 enum Level {
+    /// Errors fail the run
     Error,
+    /// Errors and warnings fail the run
     Warning,
+    /// Every finding fails the run
     Info,
     /// Findings never fail the run (as --exit-zero)
     Never,

@@ -211,11 +211,18 @@ impl Linter {
 
     /// Lint a file's bytes read from stdin, as `fplint check -
     /// --stdin-filename NAME` does: `name` decides the format and, when the
-    /// file exists, its project context ([`Linter::check_source`]). Without
-    /// a name (shown as `-`), or for a file not on disk, nothing else is read.
+    /// file exists, it is checked as if named on the command line with this
+    /// text in its place (its Terraform module and its project's clusters as
+    /// context, findings in it only). Without a name (shown as `-`), or for a
+    /// file not on disk, nothing else is read.
     pub fn check_stdin(&self, name: Option<&str>, bytes: &[u8]) -> Report {
         match (name, std::str::from_utf8(bytes)) {
-            (Some(n), Ok(text)) if Path::new(n).is_file() => self.check_source(n, text),
+            (Some(n), Ok(text)) if Path::new(n).is_file() => {
+                let path = PathBuf::from(n);
+                let mut options = self.options.clone();
+                options.overlays.insert(path.clone(), Arc::from(text));
+                lint::run_with_config(&[path], &options, &self.config)
+            }
             (n, _) => {
                 lint::lint_bytes_with_config(n.unwrap_or("-"), bytes, &self.options, &self.config)
             }
