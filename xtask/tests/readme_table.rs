@@ -37,3 +37,29 @@ fn the_table_shows_every_severity_and_partial_format() {
         Some(stale.as_str())
     );
 }
+
+/// Each rule's documentation opens with its severities, as the registry
+/// (and the README table) says them: the default in bold, then the others.
+#[test]
+fn rule_docs_name_every_severity() {
+    let mut wrong = Vec::new();
+    for r in fplint_rules::REGISTRY {
+        let head = r.doc.lines().nth(2).unwrap_or_default();
+        let (severity, _) = head.split_once(" · Formats:").unwrap_or((head, ""));
+        let default = format!("Default severity: **{}**", r.default_severity.as_str());
+        let others_named = r.severities[1..]
+            .iter()
+            .all(|s| severity.contains(s.as_str()));
+        let extra = ["error", "warning", "info"]
+            .iter()
+            .any(|w| severity.contains(w) && !r.severities.iter().any(|s| s.as_str() == *w));
+        if !severity.starts_with(&default) || !others_named || extra {
+            wrong.push(format!("{}: {severity}", r.code));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "doc severities differ from the registry:\n{}",
+        wrong.join("\n")
+    );
+}
