@@ -307,6 +307,14 @@ fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "unknown".into(), |n| format!("{n}"))
 }
 
+/// `0.5 vCPU / 1 GB`; `unknown size` when neither is known, not the word twice.
+fn size(vcpu: Option<f64>, memory_gb: Option<f64>) -> String {
+    match (vcpu, memory_gb) {
+        (None, None) => "unknown size".into(),
+        _ => format!("{} vCPU / {} GB", num(vcpu), num(memory_gb)),
+    }
+}
+
 /// The tables as `fplint placement` prints them.
 pub fn render_text(tables: &[ClusterTable]) -> String {
     let mut out = String::new();
@@ -379,17 +387,9 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
                         Some("") => "none".into(),
                         Some(c) => c.to_string(),
                     },
-                    format!(
-                        "{} vCPU / {} GB",
-                        num(r.requested_vcpu),
-                        num(r.requested_memory_gb)
-                    ),
+                    size(r.requested_vcpu, r.requested_memory_gb),
                     if r.billed_vcpu.is_some() {
-                        format!(
-                            "{} vCPU / {} GB",
-                            num(r.billed_vcpu),
-                            num(r.billed_memory_gb)
-                        )
+                        size(r.billed_vcpu, r.billed_memory_gb)
                     } else {
                         "-".into()
                     },
