@@ -312,6 +312,7 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
     let Some((text, segs)) = json_syntax::translate_plan(doc) else {
         return out;
     };
+    let planned = json_syntax::planned_resources(doc);
     let f = Arc::new(SourceFile::new(
         file.id,
         file.path.clone(),
@@ -350,6 +351,9 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
         // A plan holds values, not syntax: blocks and arguments look alike
         // there, so the schema check of the source does not apply.
         out.schema.clear();
+        // Its blocks are made up; its resources are what sources match.
+        out.terraform_blocks.clear();
+        out.planned = planned;
         json_syntax::clear();
         out.given_files = vec![f.id];
         out
@@ -905,6 +909,8 @@ pub(crate) struct Builder {
     pub context_files: Vec<FileId>,
     /// Each module file with the call that read it.
     pub module_calls: Vec<crate::model::ModuleCall>,
+    /// Resource and module blocks by configuration address, for plans.
+    pub blocks: Vec<crate::model::TerraformBlock>,
     /// The root module's folder, and the folders `terraform init` installed
     /// modules into by module key (`eks`, `eks.fargate_profile`).
     pub root_dir: std::path::PathBuf,
@@ -945,7 +951,11 @@ impl Builder {
                             }
                         }
                     }
+                    ("module", Some(n), _) => {
+                        self.note_block(pf, b, prefix, &format!("module.{n}"));
+                    }
                     ("resource", Some(t), Some(n)) => {
+                        self.note_block(pf, b, prefix, &format!("{t}.{n}"));
                         let repeated =
                             b.body.has_attribute("count") || b.body.has_attribute("for_each");
                         decls
@@ -1172,6 +1182,22 @@ impl Builder {
         }
         self.steps = env.steps_used();
         Value::new(ValueKind::Map(outputs), None)
+    }
+
+    /// Where a block is written, by its address in the configuration.
+    fn note_block(&mut self, pf: &ParsedFile, b: &Block, prefix: &str, name: &str) {
+        let Some(r) = b.span() else { return };
+        let id = pf.file.id;
+        let r = json_syntax::remap(id, r);
+        let (start, end) = (pf.file.clamp(r.start), pf.file.clamp(r.end));
+        let text = pf.file.text.get(start..end).unwrap_or("");
+        let head = text.find('{').unwrap_or(text.len());
+        self.blocks.push(crate::model::TerraformBlock {
+            root: self.tag.clone(),
+            address: format!("{}{name}", json_syntax::config_address(prefix)),
+            header: Span::new(id, start, start + text[..head].trim_end().len()),
+            whole: Span::new(id, start, end),
+        });
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1434,6 +1460,11 @@ impl Builder {
             .sort_by_key(|m| (m.file, m.call.start, m.call.end));
         self.module_calls.dedup();
         out.module_calls = self.module_calls;
+        // A module called per instance is written once.
+        self.blocks
+            .sort_by(|a, b| (&a.address, a.header).cmp(&(&b.address, b.header)));
+        self.blocks.dedup();
+        out.terraform_blocks = self.blocks;
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
         out.karpenter = self.karpenter;
