@@ -499,17 +499,32 @@ impl<'a> Env<'a> {
                 let Some(&(rfile, body, repeated)) = self.decls.resources.get(&key) else {
                     return Ok((Value::unknown(span), ops.len()));
                 };
-                if repeated {
-                    return Ok((Value::unknown(span), ops.len()));
-                }
+                // One instance of a repeated resource (`this[0]`, `this["k"]`)
+                // is read with its `count.index` or `each` bound.
+                let (inst_scope, start) = if repeated {
+                    match self.instance_scope(rfile, body, ops.get(1), file, scope)? {
+                        Some(sc) => (sc, 2),
+                        None => return Ok((Value::unknown(span), ops.len())),
+                    }
+                } else {
+                    (Vec::new(), 1)
+                };
                 // Down through nested blocks (`metadata[0].name`) to an attribute.
                 let mut body = body;
-                let mut i = 1;
+                let mut i = start;
                 let a = loop {
                     let Some(TraversalOperator::GetAttr(name)) = ops.get(i) else {
                         return Ok((Value::unknown(span), ops.len()));
                     };
                     if let Some(a) = body.get_attribute(name.as_str()) {
+                        break a;
+                    }
+                    // A computed attribute that is another one, as written.
+                    let alias = match (rtype, name.as_str()) {
+                        ("aws_eks_cluster", "id") if i == start => Some("name"),
+                        _ => None,
+                    };
+                    if let Some(a) = alias.and_then(|n| body.get_attribute(n)) {
                         break a;
                     }
                     let blocks: Vec<&hcl_edit::structure::Block> = body
@@ -546,11 +561,63 @@ impl<'a> Env<'a> {
                     return Ok((Value::unknown(span), ops.len()));
                 }
                 self.resource_guard.borrow_mut().push(guard_key);
-                let r = self.eval(&a.value, rfile, &Vec::new());
+                let r = self.eval(&a.value, rfile, &inst_scope);
                 self.resource_guard.borrow_mut().pop();
                 Ok((r.unwrap_or_else(|_| Value::unknown(span)), i + 1))
             }
         }
+    }
+
+    /// The scope of one instance of a `count`/`for_each` resource, picked by
+    /// the index after its name; `None` when it cannot be told, a failure
+    /// when the instance does not exist (as Terraform fails).
+    fn instance_scope(
+        &self,
+        rfile: FileId,
+        body: &hcl_edit::structure::Body,
+        op: Option<&&TraversalOperator>,
+        file: FileId,
+        scope: &Scope,
+    ) -> Result<Option<Scope>, Fail> {
+        let key = match op {
+            Some(TraversalOperator::Index(e)) => self.eval(e, file, scope)?,
+            Some(TraversalOperator::LegacyIndex(n)) => {
+                v(ValueKind::Number(n.value().to_string()), None)
+            }
+            _ => return Ok(None),
+        };
+        if key.is_unknown() {
+            return Ok(None);
+        }
+        if let Some(c) = body.get_attribute("count") {
+            let n = self.eval(&c.value, rfile, &Vec::new())?;
+            let (Some(n), Some(i)) = (as_num(&n), as_num(&key)) else {
+                return if n.is_unknown() { Ok(None) } else { Err(Fail) };
+            };
+            if i < 0.0 || i.fract() != 0.0 || i >= n {
+                return Err(Fail);
+            }
+            let index = super::map_value(vec![("index", num(i, None))]);
+            return Ok(Some(vec![("count".into(), index)]));
+        }
+        let Some(fe) = body.get_attribute("for_each") else {
+            return Ok(None);
+        };
+        let fe = self.eval(&fe.value, rfile, &Vec::new())?;
+        if fe.is_unknown() {
+            return Ok(None);
+        }
+        let (Some(pairs), Some(k)) = (super::iter_pairs(&fe), scalar_text(&key)) else {
+            return Err(Fail);
+        };
+        let Some((name, kspan, value)) = pairs.into_iter().find(|(n, _, _)| *n == k) else {
+            return Err(Fail);
+        };
+        let each = super::map_value(vec![
+            ("key", v(ValueKind::String(name), kspan)),
+            ("value", value),
+        ]);
+        Ok(Some(vec![("each".into(), each)]))
     }
 
     /// Copying a value costs work in proportion to its size: without this a
