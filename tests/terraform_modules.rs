@@ -164,3 +164,21 @@ fn plan_findings_inside_a_module_not_on_disk_go_to_the_call() {
         )]
     );
 }
+
+/// A local module shaped like terraform-aws-eks whose code models the same
+/// cluster as its inputs is read as code: the finding is at the cluster
+/// inside it, the call related (its inputs would put it at the call).
+#[test]
+fn an_eks_shaped_module_on_disk_is_read_as_code() {
+    let dir = "tests/fixtures/FP005/fire_tf_eks_shaped_module_read_as_code";
+    let got = findings(&json(&[dir]));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1),
+        (&*format!("{dir}/eks/main.tf"), 1)
+    );
+    assert_eq!(
+        got[0].3,
+        vec![format!("{dir}/main.tf:7 `module.eks` is called here")]
+    );
+}

@@ -47,6 +47,9 @@ pub struct Decls<'a> {
     pub resources: HashMap<String, (FileId, &'a hcl_edit::structure::Body, bool)>,
     /// `type.name` → the resource's header (`resource "type" "name"`).
     pub headers: HashMap<String, Span>,
+    /// Variables' `type` constraints, whose `optional(...)` attributes
+    /// Terraform fills in.
+    pub types: HashMap<String, (FileId, &'a Expression)>,
 }
 
 enum LocalState {
@@ -950,5 +953,106 @@ pub fn has_unknown(x: &Value) -> bool {
         ValueKind::List(items) => items.iter().any(has_unknown),
         ValueKind::Map(entries) => entries.iter().any(|(_, v)| has_unknown(v)),
         _ => false,
+    }
+}
+
+impl Env<'_> {
+    /// A value converted to a variable's type as far as the model cares:
+    /// an object's `optional(T, default)` attributes that are absent are
+    /// added, null or their default, through `map`, `list` and `set`.
+    pub fn apply_type(&self, val: Value, ty: &Expression, file: FileId, depth: u32) -> Value {
+        if depth > 16 || !self.budget_left() {
+            return val;
+        }
+        self.charge_steps(1);
+        let Expression::FuncCall(f) = ty else {
+            return val;
+        };
+        let name = f.name.name.as_str();
+        let arg = |i: usize| f.args.iter().nth(i);
+        match (name, &val.kind) {
+            ("optional", _) => match arg(0) {
+                Some(t) => self.apply_type(val, t, file, depth + 1),
+                None => val,
+            },
+            ("map", ValueKind::Map(entries)) => {
+                let Some(t) = arg(0) else { return val };
+                let entries = entries
+                    .iter()
+                    .map(|(k, x)| (k.clone(), self.apply_type(x.clone(), t, file, depth + 1)))
+                    .collect();
+                Value::new(ValueKind::Map(entries), val.span)
+            }
+            ("list" | "set", ValueKind::List(items)) => {
+                let Some(t) = arg(0) else { return val };
+                let items = items
+                    .iter()
+                    .map(|x| self.apply_type(x.clone(), t, file, depth + 1))
+                    .collect();
+                Value::new(ValueKind::List(items), val.span)
+            }
+            ("object", ValueKind::Map(entries)) => {
+                let Some(Expression::Object(attrs)) = arg(0) else {
+                    return val;
+                };
+                let mut entries = entries.clone();
+                for (k, at) in attrs.iter() {
+                    let key = match k {
+                        ObjectKey::Ident(i) => i.as_str().to_string(),
+                        ObjectKey::Expression(Expression::Variable(v)) => v.as_str().to_string(),
+                        ObjectKey::Expression(Expression::String(s)) => s.value().to_string(),
+                        ObjectKey::Expression(_) => continue,
+                    };
+                    let at = at.expr();
+                    match entries.iter().position(|(n, _)| n.name == key) {
+                        Some(i) => {
+                            let x = std::mem::replace(&mut entries[i].1, Value::unknown(None));
+                            // A null given for an optional attribute takes its default.
+                            let x = match (&x.kind, optional_default(at)) {
+                                (ValueKind::Null, Some(d)) => self
+                                    .eval(d, file, &Vec::new())
+                                    .unwrap_or_else(|_| Value::unknown(x.span)),
+                                _ => x,
+                            };
+                            entries[i].1 = self.apply_type(x, at, file, depth + 1);
+                        }
+                        None => {
+                            let Expression::FuncCall(o) = at else {
+                                continue;
+                            };
+                            if o.name.name.as_str() != "optional" {
+                                continue;
+                            }
+                            let filled = match optional_default(at) {
+                                Some(d) => {
+                                    let dv = self
+                                        .eval(d, file, &Vec::new())
+                                        .unwrap_or_else(|_| Value::unknown(None));
+                                    self.apply_type(dv, at, file, depth + 1)
+                                }
+                                None => v(ValueKind::Null, None),
+                            };
+                            entries.push((
+                                MapKey {
+                                    name: key,
+                                    span: None,
+                                },
+                                filled,
+                            ));
+                        }
+                    }
+                }
+                Value::new(ValueKind::Map(entries), val.span)
+            }
+            _ => val,
+        }
+    }
+}
+
+/// The default of `optional(T, default)`.
+fn optional_default(ty: &Expression) -> Option<&Expression> {
+    match ty {
+        Expression::FuncCall(f) if f.name.name.as_str() == "optional" => f.args.iter().nth(1),
+        _ => None,
     }
 }

@@ -941,6 +941,9 @@ impl Builder {
                     ("variable", Some(n), _) => {
                         let default = b.body.get_attribute("default").map(|a| &a.value);
                         decls.variables.insert(n.to_string(), (id, default));
+                        if let Some(t) = b.body.get_attribute("type") {
+                            decls.types.insert(n.to_string(), (id, &t.value));
+                        }
                     }
                     ("locals", _, _) => {
                         for s in b.body.iter() {
@@ -1014,6 +1017,15 @@ impl Builder {
                 // A variable without default nor input is unknown (absent).
             }
         }
+        // Values take their variables' types: absent optional attributes are null.
+        let mut typed: Vec<&String> = decls.types.keys().collect();
+        typed.sort();
+        for name in typed {
+            if let (Some(val), Some(&(file, ty))) = (vars.get_mut(name), decls.types.get(name)) {
+                let x = std::mem::replace(val, Value::unknown(None));
+                *val = env.apply_type(x, ty, file, 0);
+            }
+        }
         env.vars = vars;
         let ctx = Ctx { env: &env };
 
@@ -1064,6 +1076,24 @@ impl Builder {
                 })
             })
             .collect();
+        // terraform-aws-eks whose code is on disk: read as code like any
+        // other module when that models it at least as precisely as its inputs.
+        let mut block_kinds = block_kinds;
+        let mut eks_by_code = vec![false; blocks.len()];
+        if depth < limits.max_module_depth {
+            for (i, (b, f)) in blocks.iter().enumerate() {
+                if block_kinds[i] != Some(eks_module::Kind::Root) {
+                    continue;
+                }
+                let Some(dir) = self.eks_code_dir(module.dir, b, *f, &ctx, prefix, sources) else {
+                    continue;
+                };
+                if self.code_agrees(sources, limits, &ctx, b, *f, &dir, prefix, depth) {
+                    block_kinds[i] = Some(eks_module::Kind::Local(dir.to_string_lossy().into()));
+                    eks_by_code[i] = true;
+                }
+            }
+        }
         let kind_at = |i: usize| block_kinds.get(i).cloned().flatten();
         // By name for references (the first block of a name wins, as
         // Terraform would reject a second one anyway).
@@ -1099,6 +1129,12 @@ impl Builder {
                 ("module", Some(n), _) => {
                     let kind = kind_at(i).unwrap_or(eks_module::Kind::Other);
                     match kind {
+                        _ if eks_by_code[i] => crate::schema::terraform::check_eks_module(
+                            b,
+                            *file,
+                            None,
+                            &mut self.schema,
+                        ),
                         eks_module::Kind::Root => crate::schema::terraform::check_eks_module(
                             b,
                             *file,
@@ -1182,6 +1218,78 @@ impl Builder {
         }
         self.steps = env.steps_used();
         Value::new(ValueKind::Map(outputs), None)
+    }
+
+    /// The folder holding the code of a terraform-aws-eks call, when it is
+    /// on disk: a local copy, or what `terraform init` installed.
+    fn eks_code_dir(
+        &self,
+        dir: &Path,
+        b: &Block,
+        file: FileId,
+        ctx: &Ctx<'_, '_>,
+        prefix: &str,
+        sources: &Sources,
+    ) -> Option<std::path::PathBuf> {
+        let src = ctx.eval_attr(&b.body, "source", file, &Vec::new());
+        let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+        let code = match eks_module::kind(&src) {
+            eks_module::Kind::Local(rel) => dir.join(rel),
+            _ => {
+                let key = format!("{}{}", module_key(prefix), label(b, 0)?);
+                self.root_dir.join(self.installed.get(&key)?)
+            }
+        };
+        let shape = eks_module::Shape::read(&code, sources)?;
+        (shape.kind() == Some(eks_module::Kind::Root)).then_some(code)
+    }
+
+    /// Whether reading a terraform-aws-eks call as code gives the model its
+    /// inputs give: same clusters, profiles, selectors, capacity and add-ons.
+    /// Both are tried on their own, and leave nothing behind.
+    #[allow(clippy::too_many_arguments)]
+    fn code_agrees(
+        &self,
+        sources: &Sources,
+        limits: Limits,
+        ctx: &Ctx<'_, '_>,
+        b: &Block,
+        file: FileId,
+        dir: &Path,
+        prefix: &str,
+        depth: usize,
+    ) -> bool {
+        let Some(name) = label(b, 0) else {
+            return false;
+        };
+        let trial = || Builder {
+            tag: self.tag.clone(),
+            root_dir: self.root_dir.clone(),
+            installed: self.installed.clone(),
+            steps: ctx.env.steps_used(),
+            ..Builder::default()
+        };
+        let steps = ctx.env.steps_used();
+        let hit = ctx.env.limit_hit.borrow().clone();
+        let mut by_inputs = trial();
+        eks_module::read(
+            &mut by_inputs,
+            ctx,
+            b,
+            file,
+            name,
+            &eks_module::Kind::Root,
+            prefix,
+        );
+        let mut by_code = trial();
+        let rel = dir.to_string_lossy();
+        by_code.load_local(sources, limits, ctx, b, file, name, &rel, prefix, depth);
+        ctx.env.modules.borrow_mut().remove(name);
+        ctx.env.set_steps(steps);
+        let code_hit_limit =
+            !by_code.limit_hits.is_empty() || ctx.env.limit_hit.borrow().is_some() && hit.is_none();
+        *ctx.env.limit_hit.borrow_mut() = hit;
+        !code_hit_limit && covers(&summary(&by_code), &summary(&by_inputs))
     }
 
     /// Where a block is written, by its address in the configuration.
@@ -1471,4 +1579,81 @@ impl Builder {
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }
+}
+
+/// What a model says of its clusters, `?` where it does not know: one line
+/// per cluster, sorted, for comparing two readings of the same code.
+fn summary(b: &Builder) -> Vec<Vec<String>> {
+    let text = |k: &Known<String>| k.known().cloned().unwrap_or_else(|| "?".into());
+    let mut out: Vec<Vec<String>> = b
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let capacity = match b.capacity.get(&i) {
+                Some(Capacity::Declared(_)) => "nodes",
+                Some(Capacity::Unknown) => "?",
+                _ if b.stray_capacity => "?",
+                _ => "none",
+            };
+            let mut profiles: Vec<String> = c
+                .fargate_profiles
+                .iter()
+                .map(|p| {
+                    let sels = match &p.selectors {
+                        Known::Known(s) => s
+                            .iter()
+                            .map(|s| {
+                                let labels = match &s.labels {
+                                    Known::Known(l) => l
+                                        .iter()
+                                        .map(|l| format!("{}={}", text(&l.key), text(&l.value)))
+                                        .collect::<Vec<_>>()
+                                        .join(","),
+                                    Known::Unknown => "?".into(),
+                                };
+                                format!("{}{{{labels}}}", text(&s.namespace.value))
+                            })
+                            .collect::<Vec<_>>()
+                            .join(";"),
+                        Known::Unknown => "?".into(),
+                    };
+                    format!("profile {} [{sels}]", text(&p.name.value))
+                })
+                .collect();
+            profiles.sort();
+            let mut addons: Vec<String> = c
+                .addons
+                .iter()
+                .map(|a| {
+                    let cfg = match &a.configuration {
+                        None => "none".to_string(),
+                        Some(c) => match &c.value {
+                            Known::Known(_) => "set".into(),
+                            Known::Unknown => "?".into(),
+                        },
+                    };
+                    format!("addon {} configuration {cfg}", text(&a.name.value))
+                })
+                .collect();
+            addons.sort();
+            let mut line = vec![
+                format!("cluster {} defined={}", c.key, c.defined),
+                format!("capacity {capacity}"),
+                format!("incomplete {}", c.profiles_incomplete),
+            ];
+            line.extend(profiles);
+            line.extend(addons);
+            line
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The two readings say the same of every cluster. Only then is the
+/// code read: what it leaves unknown (a module called for each of an
+/// unknown map) must not pass for a known absence.
+fn covers(code: &[Vec<String>], inputs: &[Vec<String>]) -> bool {
+    code == inputs
 }

@@ -1075,3 +1075,50 @@ resource "aws_eks_fargate_profile" "p" {
     let p = &out.clusters[0].fargate_profiles[0];
     assert_eq!(p.name.value, Known::Unknown);
 }
+
+#[test]
+fn optional_object_attributes_are_filled_from_the_variable_type() {
+    // terraform-aws-eks v21 reads `each.value.name` of profiles that leave
+    // it out: the variable's type makes it null, or its default.
+    let tf = r#"
+provider "aws" {}
+variable "profiles" {
+  type = map(object({
+    name      = optional(string)
+    namespace = optional(string, "kube-system")
+  }))
+  default = {
+    system = {}
+    apps   = { name = "apps-profile", namespace = "apps" }
+  }
+}
+resource "aws_eks_cluster" "this" {
+  name = "shop"
+}
+resource "aws_eks_fargate_profile" "p" {
+  for_each             = var.profiles
+  cluster_name         = aws_eks_cluster.this.name
+  fargate_profile_name = coalesce(each.value.name, each.key)
+  selector {
+    namespace = each.value.namespace
+  }
+}
+"#;
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    let c = &out.clusters[0];
+    let got: Vec<(Option<String>, Option<String>)> = c
+        .fargate_profiles
+        .iter()
+        .map(|p| {
+            let ns = p.selectors.known().unwrap()[0].namespace.known().cloned();
+            (p.name.known().cloned(), ns)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("apps-profile".into()), Some("apps".into())),
+            (Some("system".into()), Some("kube-system".into())),
+        ]
+    );
+}
