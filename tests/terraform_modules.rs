@@ -182,3 +182,22 @@ fn an_eks_shaped_module_on_disk_is_read_as_code() {
         vec![format!("{dir}/main.tf:7 `module.eks` is called here")]
     );
 }
+
+/// The same module installed by `terraform init`: read as code through
+/// `modules.json`, the finding at the call, the module's line related.
+#[test]
+fn an_installed_eks_module_is_read_as_code() {
+    let dir = "tests/fixtures/FP005/fire_tf_eks_installed_read_as_code";
+    let got = findings(&json(&[dir]));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1),
+        (&*format!("{dir}/main.tf"), 7)
+    );
+    assert_eq!(
+        got[0].3,
+        vec![format!(
+            "{dir}/.terraform/modules/eks/main.tf:1 inside `module.eks`"
+        )]
+    );
+}
