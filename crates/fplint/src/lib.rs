@@ -49,6 +49,7 @@ pub mod modules;
 pub mod named;
 pub mod notice;
 pub mod placement;
+pub mod plan;
 pub mod render;
 pub mod select;
 pub mod suppress;

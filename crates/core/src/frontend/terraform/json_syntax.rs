@@ -482,7 +482,7 @@ pub fn translate_plan(doc: &Node) -> Option<(String, Vec<Seg>)> {
 }
 
 /// The configuration address of a planned instance: instance keys dropped.
-fn config_address(addr: &str) -> String {
+pub(super) fn config_address(addr: &str) -> String {
     let mut out = String::new();
     let mut depth = 0usize;
     let mut in_str = false;
@@ -496,6 +496,23 @@ fn config_address(addr: &str) -> String {
         }
     }
     out
+}
+
+/// Every resource of a plan's `planned_values`, with its object's span.
+pub fn planned_resources(doc: &Node) -> Vec<crate::model::PlannedResource> {
+    let Some(root) = doc.get("planned_values").and_then(|p| p.get("root_module")) else {
+        return Vec::new();
+    };
+    let mut planned: Vec<(String, &Node)> = Vec::new();
+    collect_planned(root, &mut planned, 0);
+    planned
+        .into_iter()
+        .map(|(address, r)| crate::model::PlannedResource {
+            config: config_address(&address),
+            address,
+            span: r.span,
+        })
+        .collect()
 }
 
 fn collect_planned<'n>(m: &'n Node, out: &mut Vec<(String, &'n Node)>, depth: usize) {
