@@ -409,11 +409,11 @@ impl Server {
                 let safe = *applicability == Applicability::Safe;
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: if safe {
-                        format!("{} ({})", title, item.code)
+                        format!("{}: {title}", item.code)
                     } else {
                         format!(
-                            "{} ({}, unsafe: changes what gets deployed)",
-                            title, item.code
+                            "{}: {title} (unsafe: changes what gets deployed)",
+                            item.code
                         )
                     },
                     kind: Some(CodeActionKind::QUICKFIX),
