@@ -5,7 +5,7 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Exit, Initialized,
     Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{CodeActionRequest, HoverRequest, Initialize, Request as _, Shutdown};
+use lsp_types::request::{CodeActionRequest, HoverRequest, Initialize, Shutdown};
 use lsp_types::{
     CodeActionContext, CodeActionOrCommand, CodeActionParams, Diagnostic, DiagnosticSeverity,
     DiagnosticTag, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
@@ -45,7 +45,10 @@ impl Client {
             init: InitializeResult::default(),
         };
         let mut params = InitializeParams {
-            root_uri: Some(uri(root)),
+            workspace_folders: Some(vec![lsp_types::WorkspaceFolder {
+                uri: uri(root),
+                name: "root".into(),
+            }]),
             initialization_options: Some(serde_json::json!({ "debounceMs": 10 })),
             ..InitializeParams::default()
         };
