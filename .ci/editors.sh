@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Editor set-ups for `fplint server`: the VS Code extension type-checks, passes
 # its unit tests and packs into a .vsix; headless Neovim and Emacs, with the
-# configurations docs/editors.md shows, open the problem example and must
-# report fplint's FP001; Helix's languages.toml parses. Debian's neovim,
-# emacs-nox, elpa-eglot and elpa-yaml-mode are installed when missing.
+# configurations docs/editors.md shows, open the examples and must report
+# fplint's findings (eksctl, Terraform and CloudFormation in Neovim; eksctl
+# in Emacs, as Debian has no Terraform mode for it); Helix's languages.toml
+# parses. Debian's neovim, emacs-nox, elpa-eglot and elpa-yaml-mode are
+# installed when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -50,10 +52,16 @@ export PATH="$PWD/target/release:$PATH"
 fplint --version
 
 echo "--- Neovim ($(nvim --version | head -n 1)), editors/nvim/init.lua"
-if ! timeout 120 nvim --headless -u editors/nvim/init.lua \
-    -c 'luafile editors/nvim/check.lua' examples/eksctl/problem/cluster.yaml; then
-  echo "Neovim did not report FP001"; exit 1
-fi
+# One file per format the set-up covers, with a code fplint reports there.
+for check in examples/eksctl/problem/cluster.yaml:FP001 \
+             examples/terraform/karpenter-on-fargate/main.tf:FP002 \
+             examples/cloudformation/fargate-race.yaml:FP003; do
+  file=${check%:*} code=${check##*:}
+  if ! FPLINT_EXPECT=$code timeout 120 nvim --headless -u editors/nvim/init.lua \
+      -c 'luafile editors/nvim/check.lua' "$file"; then
+    echo "Neovim did not report $code in $file"; exit 1
+  fi
+done
 
 echo "--- Emacs ($(emacs --version | head -n 1)) with Eglot, editors/emacs/fplint.el"
 if ! timeout 120 emacs --batch -l editors/emacs/fplint.el -l editors/emacs/check.el \

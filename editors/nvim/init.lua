@@ -3,7 +3,7 @@
 -- use vim.lsp.start; 0.7 uses vim.lsp.start_client. Keep the part you need.
 local cmd = { 'fplint', 'server' }
 -- eksctl, CloudFormation and manifests are YAML or JSON; Terraform is `terraform`
--- (`tf` in Neovim before 0.9, `hcl` for other HCL files).
+-- (`tf` when Neovim takes a *.tf file for TinyFugue, `hcl` for other HCL files).
 local filetypes = { 'yaml', 'json', 'terraform', 'tf', 'hcl' }
 -- The project root: the nearest folder with fplint.toml or .git.
 local root_markers = { 'fplint.toml', '.git' }
