@@ -77,3 +77,9 @@ test("a missing executable is a message that names the setting", () => {
   assert.equal(typeof message, "string");
   assert.match(message as string, /fplint\.path is "\/nowhere\/fplint"/);
 });
+
+test("the client library resolves as the extension host loads it", () => {
+  // extension.ts imports the `node` export; a typo or a package that drops
+  // it would otherwise show only when VS Code activates the extension.
+  assert.match(require.resolve("vscode-languageclient/node"), /vscode-languageclient[\\/]lib[\\/]node[\\/]main\.js$/);
+});
