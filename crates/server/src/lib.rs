@@ -267,7 +267,7 @@ impl Server {
                         path,
                     },
                 );
-                self.send_update(&d.uri);
+                self.send_update(&d.uri, true);
             }
             n_::DidChangeTextDocument::METHOD => {
                 let Ok(p) =
@@ -283,7 +283,7 @@ impl Server {
                     text::apply_change(&mut doc.text, change, self.enc);
                 }
                 doc.version = p.text_document.version;
-                self.send_update(&uri);
+                self.send_update(&uri, false);
             }
             n_::DidSaveTextDocument::METHOD => {
                 if let Ok(p) =
@@ -350,13 +350,14 @@ impl Server {
         }
     }
 
-    fn send_update(&self, uri: &Url) {
+    fn send_update(&self, uri: &Url, opened: bool) {
         if let Some(doc) = self.docs.get(uri) {
             let _ = self.jobs.send(Job::Update {
                 uri: uri.clone(),
                 path: doc.path.clone(),
                 version: doc.version,
                 text: Arc::from(doc.text.as_str()),
+                opened,
             });
         }
     }

@@ -24,6 +24,8 @@ pub enum Job {
         path: Option<PathBuf>,
         version: i32,
         text: Arc<str>,
+        /// Just opened, not typed into.
+        opened: bool,
     },
     /// A document was saved: the disk now holds its text.
     Saved { path: Option<PathBuf> },
@@ -33,6 +35,12 @@ pub enum Job {
     DiskChanged { paths: Vec<PathBuf>, rescan: bool },
     /// The workspace folders are now these.
     Roots(Vec<PathBuf>),
+}
+
+impl Job {
+    fn is_open_or_save(&self) -> bool {
+        matches!(self, Job::Update { opened: true, .. } | Job::Saved { .. })
+    }
 }
 
 /// The findings published, by document: the reader thread answers hover and
@@ -90,22 +98,31 @@ impl Worker {
     /// Serve jobs until the reader thread hangs up or the client is gone.
     pub fn run(mut self, jobs: Receiver<Job>) {
         let debounce = Duration::from_millis(self.settings.debounce_ms);
+        // Opening or saving is not typing: it is answered without the wait.
+        let mut at_once = false;
         loop {
             if self.is_dirty() {
                 // Wait for the typing to pause; each new job restarts the wait.
-                loop {
+                while !at_once {
                     match jobs.recv_timeout(debounce) {
-                        Ok(job) => self.apply(job),
+                        Ok(job) => {
+                            at_once = job.is_open_or_save();
+                            self.apply(job);
+                        }
                         Err(RecvTimeoutError::Timeout) => break,
                         Err(RecvTimeoutError::Disconnected) => return,
                     }
                 }
+                at_once = false;
                 if !self.check(&jobs) {
                     return;
                 }
             } else {
                 match jobs.recv() {
-                    Ok(job) => self.apply(job),
+                    Ok(job) => {
+                        at_once = job.is_open_or_save();
+                        self.apply(job);
+                    }
                     Err(_) => return,
                 }
             }
@@ -194,6 +211,7 @@ impl Worker {
                 path,
                 version,
                 text,
+                ..
             } => {
                 self.overlay(uri.clone(), path.as_deref(), text.clone());
                 self.open.insert(
