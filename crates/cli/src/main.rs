@@ -46,6 +46,8 @@ enum Command {
         #[arg(long)]
         no_config: bool,
     },
+    /// Run the language server on stdin/stdout, for editors
+    Server,
     /// Print a shell completion script
     Completions {
         /// The shell to complete for
@@ -240,6 +242,13 @@ fn run(cli: Cli) -> ExitCode {
             emit(text.as_bytes());
             ExitCode::SUCCESS
         }
+        Command::Server => match fplint_server::run_stdio() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut buf = Vec::new();
