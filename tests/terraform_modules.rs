@@ -122,3 +122,82 @@ fn placement_shows_module_addresses() {
         ]
     );
 }
+
+/// A plan linted with the `.tf` it was made from: the finding is at the
+/// profile's block, the plan's entry related; alone, the plan keeps it.
+#[test]
+fn plan_findings_move_to_the_tf_block_and_relate_the_plan() {
+    let dir = "tests/fixtures/FP005/fire_tf_plan_at_tf_block";
+    let got = findings(&json(&[dir]));
+    let profile = got
+        .iter()
+        .find(|f| f.0.ends_with("main.tf") && f.1 == 23)
+        .unwrap_or_else(|| panic!("no finding at the profile's block: {got:?}"));
+    assert_eq!(
+        profile.3.first().map(String::as_str),
+        Some(
+            "tests/fixtures/FP005/fire_tf_plan_at_tf_block/plan.json:39 planned as `aws_eks_fargate_profile.system`"
+        ),
+        "{got:?}"
+    );
+    assert!(got.iter().all(|f| f.0.ends_with("main.tf")), "{got:?}");
+    let alone = findings(&json(&[&format!("{dir}/plan.json")]));
+    assert_eq!(alone.len(), 1, "{alone:?}");
+    assert_eq!(alone[0].0, format!("{dir}/plan.json"));
+    assert_eq!(alone[0].1, 39);
+}
+
+/// A resource of a module whose code is not on disk: at the module's call.
+#[test]
+fn plan_findings_inside_a_module_not_on_disk_go_to_the_call() {
+    let dir = "tests/fixtures/FP005/fire_tf_plan_module_at_call";
+    let got = findings(&json(&[dir]));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1),
+        (&*format!("{dir}/main.tf"), 11)
+    );
+    assert_eq!(
+        got[0].3,
+        vec![format!(
+            "{dir}/tfplan.json:11 planned as `module.eks.aws_eks_cluster.this[0]`"
+        )]
+    );
+}
+
+/// A local module shaped like terraform-aws-eks whose code models the same
+/// cluster as its inputs is read as code: the finding is at the cluster
+/// inside it, the call related (its inputs would put it at the call).
+#[test]
+fn an_eks_shaped_module_on_disk_is_read_as_code() {
+    let dir = "tests/fixtures/FP005/fire_tf_eks_shaped_module_read_as_code";
+    let got = findings(&json(&[dir]));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1),
+        (&*format!("{dir}/eks/main.tf"), 1)
+    );
+    assert_eq!(
+        got[0].3,
+        vec![format!("{dir}/main.tf:7 `module.eks` is called here")]
+    );
+}
+
+/// The same module installed by `terraform init`: read as code through
+/// `modules.json`, the finding at the call, the module's line related.
+#[test]
+fn an_installed_eks_module_is_read_as_code() {
+    let dir = "tests/fixtures/FP005/fire_tf_eks_installed_read_as_code";
+    let got = findings(&json(&[dir]));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1),
+        (&*format!("{dir}/main.tf"), 7)
+    );
+    assert_eq!(
+        got[0].3,
+        vec![format!(
+            "{dir}/.terraform/modules/eks/main.tf:1 inside `module.eks`"
+        )]
+    );
+}

@@ -1,6 +1,7 @@
 //! A synthetic monorepo for benchmarks: every format fplint reads, with
 //! realistic content and a known number of findings.
 
+pub mod readme;
 pub mod schema;
 
 use std::fmt::Write as _;
@@ -129,10 +130,10 @@ pub fn schema_table(kind: &str, srcs: &[String]) -> Result<(&'static str, String
             schema::cloudformation(&p(0, "CFN_LINT_SCHEMAS_DIR")?)?,
         ),
         "terraform" => {
-            let docs: Vec<PathBuf> = srcs.iter().skip(1).map(PathBuf::from).collect();
+            let pkgs: Vec<PathBuf> = srcs.iter().skip(1).map(PathBuf::from).collect();
             (
                 "terraform.tbl",
-                schema::terraform(&docs, &p(0, "CFN_LINT_SCHEMAS_DIR")?)?,
+                schema::terraform(&pkgs, &p(0, "CFN_LINT_SCHEMAS_DIR")?)?,
             )
         }
         "terraform-aws-eks" => {

@@ -7,17 +7,24 @@
 //!
 //! Regenerates (or, with `--check`, compares) a field table under
 //! `crates/core/schemas/` from upstream schemas; see docs/schemas.md.
+//!
+//! `cargo run -p xtask -- readme [--check]`
+//!
+//! Regenerates (or checks) the README's rule table from the registry.
 
 use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]");
     std::process::exit(2)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("readme") {
+        std::process::exit(xtask::readme::main(&args[1..]));
+    }
     if args.first().map(String::as_str) == Some("schema") {
         std::process::exit(xtask::schema_main(&args[1..]));
     }

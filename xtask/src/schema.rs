@@ -232,71 +232,222 @@ fn awscc(dir: &Path, out: &mut Out) -> Res<()> {
 
 // ---- Terraform ----
 
-/// Argument names in a provider doc's bullet list: ``* `name` - ...``.
-fn bullets(section: &str) -> Vec<(String, bool)> {
+/// The hashicorp/aws resources read from the prebuilt CDK bindings, by the
+/// folder the package keeps each in (`lib/eks-cluster/index.js`).
+pub const TF_AWS_TYPES: &[(&str, &str)] = &[
+    ("aws_eks_access_entry", "eks-access-entry"),
+    ("aws_eks_addon", "eks-addon"),
+    ("aws_eks_cluster", "eks-cluster"),
+    ("aws_eks_fargate_profile", "eks-fargate-profile"),
+    ("aws_eks_node_group", "eks-node-group"),
+    (
+        "aws_eks_pod_identity_association",
+        "eks-pod-identity-association",
+    ),
+];
+
+/// One argument or block as a binding writes it.
+#[derive(Clone, Debug, PartialEq)]
+enum CdkField {
+    Leaf(String),
+    /// A nested object: the name of its `…ToTerraform` function, whether
+    /// it is a list (or set) of them, and whether Terraform reads it as a
+    /// block (`None`: the binding does not say, as before cdktf 0.20).
+    Nested {
+        func: String,
+        list: bool,
+        block: Option<bool>,
+    },
+}
+
+/// The `key: expression,` lines of the object literal that follows `head`
+/// in `text` (a `…ToTerraform` function or `synthesizeAttributes`).
+fn cdk_entries<'a>(text: &'a str, head: &str) -> Option<Vec<(&'a str, &'a str)>> {
+    let start = text.find(head)?;
+    let body = &text[start..];
+    let open = body.find("return {")?;
+    let body = &body[open + "return {".len()..];
     let mut out = Vec::new();
-    for line in section.lines() {
-        let Some(rest) = line.strip_prefix("* `") else {
-            continue;
-        };
-        let Some((name, tail)) = rest.split_once('`') else {
-            continue;
-        };
-        out.push((name.to_string(), tail.contains("Configuration block")));
+    for line in body.lines().skip(1) {
+        let t = line.trim();
+        if t.starts_with('}') {
+            break;
+        }
+        if let Some((k, v)) = t.split_once(": ") {
+            out.push((k, v.trim_end_matches(',')));
+        }
+    }
+    Some(out)
+}
+
+/// What `isBlock` says for each key of the HCL form after `head`.
+fn cdk_blocks(text: &str, head: &str) -> BTreeMap<String, bool> {
+    let mut out = BTreeMap::new();
+    let Some(start) = text.find(head) else {
+        return out;
+    };
+    let mut key: Option<&str> = None;
+    for line in text[start..].lines().skip(1) {
+        let t = line.trim();
+        if t.starts_with("return ") {
+            break;
+        }
+        if let Some(k) = t.strip_suffix(": {") {
+            key = Some(k);
+        } else if let (Some(k), Some(b)) = (key, t.strip_prefix("isBlock: ")) {
+            out.insert(k.to_string(), b.trim_end_matches(',') == "true");
+        }
     }
     out
 }
 
-/// A hashicorp/aws resource doc (`website/docs/r/NAME.html.markdown`):
-/// the arguments, `### NAME Configuration Block` sections and timeouts.
-fn provider_doc(path: &Path, out: &mut Out) -> Res<()> {
-    let text = read(path)?;
-    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-    let rtype = format!("aws_{}", file.split('.').next().unwrap_or(""));
-    let args = text
-        .split("## Argument Reference")
-        .nth(1)
-        .ok_or(format!("{rtype}: no argument reference"))?;
-    let args = args.split("\n## ").next().unwrap_or(args);
-    let mut sections = args.split("\n### ");
-    let top = sections.next().unwrap_or("");
-    let mut fields = BTreeMap::new();
-    for (name, block) in bullets(top) {
-        let ty = if block {
-            format!("block @{rtype}.{name}")
-        } else {
-            "any".into()
-        };
-        fields.insert(name, ty);
+/// A field from its expression: `cdktf.stringToTerraform(…)`,
+/// `cdktf.listMapper(xToTerraform, true)(…)`, `xToTerraform(…)`.
+fn cdk_field(expr: &str, block: Option<bool>) -> CdkField {
+    let leaf = |e: &str| -> Option<&'static str> {
+        let e = e.split_once('.').map_or(e, |(_, r)| r);
+        Some(match e.split(['(', ',', ')']).next()? {
+            "stringToTerraform" => "str",
+            "booleanToTerraform" => "bool",
+            "numberToTerraform" => "num",
+            _ => return None,
+        })
+    };
+    let inner = |e: &str| e.split_once('(').map(|(_, r)| r.to_string());
+    let (list, map) = (expr.contains(".listMapper("), expr.contains(".hashMapper("));
+    let arg = if list || map {
+        inner(expr.split_once("Mapper").map_or(expr, |(_, r)| r)).unwrap_or_default()
+    } else {
+        expr.to_string()
+    };
+    let arg = arg.trim();
+    if let Some(l) = leaf(arg) {
+        return CdkField::Leaf(match (list, map) {
+            (true, _) => format!("[{l}]"),
+            (_, true) => format!("{{{l}}}"),
+            _ => l.to_string(),
+        });
     }
-    for sec in sections {
-        let head = sec.lines().next().unwrap_or("");
-        let Some(block) = head.strip_suffix(" Configuration Block") else {
-            continue;
-        };
-        let block = block.trim_matches('`').trim();
-        let obj = out.object(&format!("{rtype}.{block}"), false);
-        for (name, _) in bullets(sec) {
-            obj.insert(name, "any".into());
+    match arg.split_once("ToTerraform") {
+        Some((func, _)) if !map && !func.contains('.') => CdkField::Nested {
+            func: func.to_string(),
+            list,
+            block,
+        },
+        _ => CdkField::Leaf("any".into()),
+    }
+}
+
+/// The fields of the object whose function is `func` (or the resource's
+/// own, `None`), in one package's `index.js`.
+fn cdk_object(text: &str, func: Option<&str>) -> Res<BTreeMap<String, CdkField>> {
+    let (head, hcl) = match func {
+        Some(f) => (
+            format!("function {f}ToTerraform(struct) {{"),
+            format!("function {f}ToHclTerraform(struct) {{"),
+        ),
+        None => (
+            "    synthesizeAttributes() {".to_string(),
+            "    synthesizeHclAttributes() {".to_string(),
+        ),
+    };
+    let entries = cdk_entries(text, &head).ok_or(format!("no `{head}`"))?;
+    let blocks = cdk_blocks(text, &hcl);
+    Ok(entries
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), cdk_field(v, blocks.get(k).copied())))
+        .collect())
+}
+
+/// Object name -> field -> what each package says, for the union.
+type CdkUnion = BTreeMap<String, BTreeMap<String, Vec<CdkField>>>;
+
+fn cdk_walk(
+    text: &str,
+    func: Option<&str>,
+    name: &str,
+    union: &mut CdkUnion,
+    depth: usize,
+) -> Res<()> {
+    if depth > 12 {
+        return Err(format!("{name}: nested too deep"));
+    }
+    let fields = cdk_object(text, func).map_err(|e| format!("{name}: {e}"))?;
+    union.entry(name.to_string()).or_default();
+    for (k, f) in fields {
+        if let CdkField::Nested { func, .. } = &f {
+            cdk_walk(text, Some(func), &format!("{name}.{k}"), union, depth + 1)?;
+        }
+        if let Some(o) = union.get_mut(name) {
+            o.entry(k).or_default().push(f);
         }
     }
-    if let Some(t) = text.split("\n## Timeouts").nth(1) {
-        let t = t.split("\n## ").next().unwrap_or(t);
-        let obj = out.object(&format!("{rtype}.timeouts"), false);
-        for (name, _) in bullets(t) {
-            obj.insert(name, "any".into());
-        }
-        fields.insert("timeouts".into(), format!("block @{rtype}.timeouts"));
-    }
-    out.object(&rtype, false).extend(fields);
     Ok(())
 }
 
-pub fn terraform(docs: &[PathBuf], cfn: &Path) -> Res<Out> {
-    let mut out = Out::default();
-    for d in docs {
-        provider_doc(d, &mut out)?;
+/// The hashicorp/aws `aws_eks_*` arguments and blocks, from the prebuilt
+/// CDK bindings of several provider versions (`@cdktf/provider-aws`,
+/// `@cdktn/provider-aws`: generated from the provider's own schema, they
+/// write every argument a configuration may set, and which are blocks).
+/// A field any version has is kept: one version's argument never fires.
+fn cdk_packages(pkgs: &[PathBuf], out: &mut Out) -> Res<()> {
+    let mut union = CdkUnion::new();
+    for pkg in pkgs {
+        for (rtype, dir) in TF_AWS_TYPES {
+            let file = pkg.join("lib").join(dir).join("index.js");
+            // Newer resources are not in older packages.
+            if !file.exists() {
+                continue;
+            }
+            cdk_walk(&read(&file)?, None, rtype, &mut union, 0)?;
+        }
     }
+    for (name, fields) in &union {
+        let o = out.object(name, false);
+        for (k, seen) in fields {
+            let nested = seen.iter().all(|f| matches!(f, CdkField::Nested { .. }));
+            let ty = if nested {
+                // A block only where every version that says so says block;
+                // bindings before cdktf 0.20 do not say, and all their nested
+                // objects were blocks.
+                let block = seen.iter().all(|f| {
+                    matches!(
+                        f,
+                        CdkField::Nested {
+                            block: Some(true) | None,
+                            ..
+                        }
+                    )
+                });
+                let list = seen
+                    .iter()
+                    .any(|f| matches!(f, CdkField::Nested { list: true, .. }));
+                match (block, list) {
+                    (true, _) => format!("block @{name}.{k}"),
+                    (false, true) => format!("[@{name}.{k}]"),
+                    (false, false) => format!("@{name}.{k}"),
+                }
+            } else {
+                let mut leaves = seen.iter().map(|f| match f {
+                    CdkField::Leaf(l) => l.as_str(),
+                    CdkField::Nested { .. } => "any",
+                });
+                let first = leaves.next().unwrap_or("any");
+                if leaves.all(|l| l == first) {
+                    first.to_string()
+                } else {
+                    "any".to_string()
+                }
+            };
+            o.insert(k.clone(), ty);
+        }
+    }
+    Ok(())
+}
+
+pub fn terraform(pkgs: &[PathBuf], cfn: &Path) -> Res<Out> {
+    let mut out = Out::default();
+    cdk_packages(pkgs, &mut out)?;
     awscc(cfn, &mut out)?;
     Ok(out)
 }

@@ -42,7 +42,8 @@ fn terraform_aws_eks_agrees() {
     });
 }
 
-/// `FPLINT_TERRAFORM_DOCS` is `CFN_LINT_SCHEMAS_DIR,DOC,...`.
+/// `FPLINT_TERRAFORM_DOCS` is `CFN_LINT_SCHEMAS_DIR,PACKAGE,...`, each
+/// package an unpacked `@cdktf/provider-aws` or `@cdktn/provider-aws`.
 #[test]
 fn terraform_agrees() {
     check("terraform", "FPLINT_TERRAFORM_DOCS", |s| {

@@ -1,6 +1,6 @@
 use clap::{Parser, Subcommand, ValueEnum};
-use fplint::{render, ConfigChoice, Linter, Options, Severity};
-use std::io::{IsTerminal, Write};
+use fplint::{render, select, ConfigChoice, Linter, Options, Severity};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -8,7 +8,7 @@ use std::process::ExitCode;
 #[command(
     name = "fplint",
     version,
-    about = "A fast, precise linter for AWS EKS Fargate mistakes in eksctl, CloudFormation and Terraform"
+    about = "A fast, precise linter for AWS EKS Fargate mistakes in eksctl, CloudFormation, Terraform and Kubernetes manifests"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -17,27 +17,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Lint files and folders (default: .)
+    /// Lint files and folders
+    #[command(after_long_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
     /// Print one rule's documentation (Markdown)
     Rule {
-        /// Rule code, e.g. FP001
+        /// Rule code or name, e.g. FP001 or coredns-selector-labels
         code: String,
     },
-    /// List every rule: code, name, default severity, formats
+    /// List every rule: code, name, default severity, formats, summary
     Rules {
+        /// Output format: a table, or a JSON array
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
     /// Show which workload lands on which Fargate profile, at what billed size
     Placement {
-        /// Files or folders to read (default: .)
+        /// Files or folders to read
         #[arg(default_value = ".")]
         paths: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
-        format: ListFormat,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = PlacementFormat::Text)]
+        format: PlacementFormat,
         /// Use this config file instead of looking for fplint.toml
-        #[arg(long, conflicts_with = "no_config")]
+        #[arg(long, conflicts_with = "no_config", value_name = "FILE")]
         config: Option<PathBuf>,
         /// Ignore config files
         #[arg(long)]
@@ -47,6 +50,7 @@ enum Command {
     Server,
     /// Print a shell completion script
     Completions {
+        /// The shell to complete for
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -54,67 +58,105 @@ enum Command {
 
 #[derive(Copy, Clone, ValueEnum)]
 enum ListFormat {
+    /// Aligned columns for people
     Text,
+    /// JSON for programs
     Json,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum PlacementFormat {
+    /// One table per cluster
+    Text,
+    /// The tables as JSON
+    Json,
+    /// A Mermaid flowchart: clusters, profiles, workloads and where they land
+    Mermaid,
+    /// The same picture as a Graphviz digraph (`dot -Tpng`)
+    Dot,
 }
 
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
 enum OutputFormat {
+    /// Code frames with the lines at fault, help and fixes, then a summary
     Human,
+    /// One JSON object: every finding with its place, help, related places and fix
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers
     Sarif,
+    /// GitHub Actions workflow commands, shown as annotations on pull requests
     Github,
+    /// One line per finding: file:line:column: code [severity] message
     Concise,
+    /// Markdown for a GitHub job summary: findings per rule, linked, and the placement diagram
+    Summary,
 }
 
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
 enum ColorChoice {
+    /// Colour on a terminal, unless NO_COLOR is set or TERM=dumb
     Auto,
+    /// Colour, also when piped or written to a file
     Always,
+    /// No colour
     Never,
 }
 
-#[derive(Copy, Clone, ValueEnum)]
+#[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
 enum Level {
+    /// Errors fail the run
     Error,
+    /// Errors and warnings fail the run
     Warning,
+    /// Every finding fails the run
     Info,
+    /// Findings never fail the run (as --exit-zero)
+    Never,
 }
 
-impl From<Level> for Severity {
-    fn from(l: Level) -> Severity {
-        match l {
-            Level::Error => Severity::Error,
-            Level::Warning => Severity::Warning,
-            Level::Info => Severity::Info,
-        }
-    }
-}
+const CHECK_AFTER_HELP: &str = "\
+Exit codes:
+  0  no finding at or above --fail-on
+  1  at least one finding at or above --fail-on (never with --exit-zero)
+  2  usage error, unreadable path, bad config, or a file that could not be parsed
+
+Rules are chosen by code (FP001), code prefix (FP0) or name (coredns-selector-labels);
+`fplint rules` lists them.";
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files or folders to lint
+    /// Files or folders to lint; `-` reads one file from stdin
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
+    /// Output format
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
-    /// Rules to run, by code or prefix (FP001,FP00)
-    #[arg(long, value_delimiter = ',')]
+    /// Rules to run, by code, prefix or name, comma-separated (FP001,FP01) [default: all]
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
     select: Option<Vec<String>>,
-    /// Rules to skip, by code or prefix
-    #[arg(long, value_delimiter = ',')]
+    /// Rules to skip, by code, prefix or name, comma-separated
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
     ignore: Vec<String>,
-    /// Lowest severity that makes the exit code 1
-    #[arg(long, value_enum)]
+    /// Lowest severity that makes the exit code 1 [default: warning, or fail-on in fplint.toml]
+    #[arg(long, value_enum, value_name = "SEVERITY")]
     fail_on: Option<Level>,
+    /// Exit 0 even with findings (2 still means fplint could not do its job)
+    #[arg(long)]
+    exit_zero: bool,
+    /// Print one line per rule with its count of findings, instead of the findings
+    #[arg(long)]
+    statistics: bool,
+    /// With `-` as the path: the file name stdin stands for, which decides its format and project
+    #[arg(long, value_name = "NAME")]
+    stdin_filename: Option<String>,
     /// Use this config file instead of looking for fplint.toml
-    #[arg(long, conflicts_with = "no_config")]
+    #[arg(long, conflicts_with = "no_config", value_name = "FILE")]
     config: Option<PathBuf>,
     /// Ignore config files
     #[arg(long)]
     no_config: bool,
     /// Write the report to a file instead of stdout
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Print diagnostics only, no summary line
     #[arg(long, short)]
@@ -143,13 +185,13 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Check(args) => check(args),
-        Command::Rule { code } => match fplint::rules::find(&code) {
-            Some(r) => {
+        Command::Rule { code } => match fplint::select::rule(&code) {
+            Ok(r) => {
                 emit(r.doc.as_bytes());
                 ExitCode::SUCCESS
             }
-            None => {
-                eprintln!("error: unknown rule `{code}`; `fplint rules` lists them");
+            Err(e) => {
+                eprintln!("error: {e}\n`fplint rules` lists every rule");
                 ExitCode::from(2)
             }
         },
@@ -184,10 +226,18 @@ fn run(cli: Cli) -> ExitCode {
                 project_context: true,
                 ..Options::default()
             });
-            let tables = fplint::placement::tables(&linter.load(&paths));
+            let loaded = linter.load(&paths);
             let text = match format {
-                ListFormat::Text => fplint::placement::render_text(&tables),
-                ListFormat::Json => fplint::placement::render_json(&tables),
+                PlacementFormat::Text => {
+                    fplint::placement::render_text(&fplint::placement::tables(&loaded))
+                }
+                PlacementFormat::Json => {
+                    fplint::placement::render_json(&fplint::placement::tables(&loaded))
+                }
+                PlacementFormat::Mermaid => {
+                    render::diagram::mermaid(&loaded.project, &loaded.sources)
+                }
+                PlacementFormat::Dot => render::diagram::dot(&loaded.project, &loaded.sources),
             };
             emit(text.as_bytes());
             ExitCode::SUCCESS
@@ -211,18 +261,34 @@ fn run(cli: Cli) -> ExitCode {
 
 fn check(args: CheckArgs) -> ExitCode {
     let started = std::time::Instant::now();
-    for code in args.select.iter().flatten().chain(&args.ignore) {
-        if !fplint::config::is_known_selector(code) {
-            eprintln!("error: unknown rule code or prefix `{code}`; `fplint rules` lists them");
-            return ExitCode::from(2);
-        }
+    let usage = |msg: String| {
+        eprintln!("error: {msg}");
+        ExitCode::from(2)
+    };
+    let (select, ignore) = match (
+        args.select.as_deref().map(select::selectors).transpose(),
+        select::selectors(&args.ignore),
+    ) {
+        (Ok(s), Ok(i)) => (s, i),
+        (Err(e), _) | (_, Err(e)) => return usage(format!("{e}\n`fplint rules` lists every rule")),
+    };
+    let stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
+    if stdin && (args.paths.len() > 1 || args.fix || args.diff) {
+        return usage("`-` (stdin) is linted alone, and cannot be fixed in place".into());
     }
+    if args.stdin_filename.is_some() && !stdin {
+        return usage("--stdin-filename names the text read from `-`; pass `-` as the path".into());
+    }
+    let fail_never = args.exit_zero || args.fail_on == Some(Level::Never);
     let opts = Options {
-        select: args
-            .select
-            .map(|v| v.iter().map(|s| s.to_ascii_uppercase()).collect()),
-        ignore: args.ignore.iter().map(|s| s.to_ascii_uppercase()).collect(),
-        fail_on: args.fail_on.map(Severity::from),
+        select,
+        ignore,
+        fail_on: match args.fail_on {
+            Some(Level::Error) => Some(Severity::Error),
+            Some(Level::Warning) => Some(Severity::Warning),
+            Some(Level::Info) => Some(Severity::Info),
+            Some(Level::Never) | None => None,
+        },
         config: match (args.no_config, args.config) {
             (true, _) => ConfigChoice::Disabled,
             (false, Some(f)) => ConfigChoice::File(f),
@@ -231,7 +297,11 @@ fn check(args: CheckArgs) -> ExitCode {
         project_context: true,
         ..Options::default()
     };
-    let linter = match Linter::with_choice(&args.paths, &opts.config) {
+    let linter = match stdin {
+        true => Linter::for_stdin(args.stdin_filename.as_deref(), &opts.config),
+        false => Linter::with_choice(&args.paths, &opts.config),
+    };
+    let linter = match linter {
         Ok(linter) => linter.with_options(opts),
         Err(e) => {
             eprint!("{}", render::config_error(&e));
@@ -242,7 +312,16 @@ fn check(args: CheckArgs) -> ExitCode {
         unsafe_fixes: args.unsafe_fixes,
         dry_run: args.diff,
     };
-    let (outcome, fixed) = if args.fix || args.diff {
+    let (outcome, fixed) = if stdin {
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+            return usage(format!("cannot read stdin: {e}"));
+        }
+        (
+            linter.check_stdin(args.stdin_filename.as_deref(), &bytes),
+            None,
+        )
+    } else if args.fix || args.diff {
         let f = linter.fix_paths(&args.paths, fix_opts);
         (f.report, Some((f.files, f.errors)))
     } else {
@@ -267,8 +346,8 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         return ExitCode::from(match (fix_failed, files.is_empty()) {
             (true, _) => 2,
-            (false, false) => 1,
-            (false, true) => 0,
+            (false, false) if !fail_never => 1,
+            (false, _) => 0,
         });
     }
     let fixed_files = fixed.map(|(f, _)| f).unwrap_or_default();
@@ -286,18 +365,28 @@ fn check(args: CheckArgs) -> ExitCode {
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
+        ColorChoice::Auto => render::human::auto_color(to_terminal),
     };
+    let width = render::human::terminal_width(to_terminal);
     let text = match args.format {
+        OutputFormat::Json if args.statistics => render::statistics::json(&outcome),
+        _ if args.statistics => {
+            let mut s = render::statistics::text(&outcome);
+            if !args.quiet && args.format == OutputFormat::Human {
+                s.push_str(&render::human::summary(&outcome, started.elapsed()));
+            }
+            s
+        }
         OutputFormat::Json => render::json::render(&outcome),
         OutputFormat::Concise => render::concise::render(&outcome),
         OutputFormat::Sarif => render::sarif::render(&outcome),
         OutputFormat::Github => render::github::render(&outcome),
+        OutputFormat::Summary => {
+            render::summary::render(&outcome, &render::summary::SummaryOptions::from_env())
+        }
         OutputFormat::Human => {
             let mut s =
-                render::human::render(&outcome, &render::human::HumanOptions { color, width: 100 });
+                render::human::render(&outcome, &render::human::HumanOptions { color, width });
             if !args.quiet {
                 let applied = fixed_files.iter().map(|f| f.applied.len()).sum();
                 s.push_str(&render::human::summary(&outcome, started.elapsed()));
@@ -319,10 +408,10 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => emit(text.as_bytes()),
     }
-    let code = if fix_failed {
-        2
-    } else {
-        u8::try_from(outcome.exit_code()).unwrap_or(2)
+    let code = match (fix_failed, outcome.exit_code()) {
+        (true, _) => 2,
+        (false, 1) if fail_never => 0,
+        (false, c) => u8::try_from(c).unwrap_or(2),
     };
     // The process ends here: the system frees the model faster than
     // dropping it item by item would.

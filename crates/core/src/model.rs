@@ -149,6 +149,10 @@ pub struct Project {
     pub module_calls: Vec<ModuleCall>,
     /// Keys and values outside what their format defines.
     pub schema_findings: Vec<crate::schema::SchemaFinding>,
+    /// Terraform blocks as written, and the resources of plans: a finding
+    /// in a plan moves to the block its resource comes from.
+    pub terraform_blocks: Vec<TerraformBlock>,
+    pub planned: Vec<PlannedResource>,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }
@@ -162,6 +166,30 @@ pub struct ModuleCall {
     pub call: crate::source::Span,
     /// `module.NAME`, with the caller's own module address before it.
     pub address: String,
+}
+
+/// A `resource` or `module` block of a Terraform root module, by its
+/// address in the configuration (module instance keys left out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TerraformBlock {
+    /// The root module's folder as shown to the user.
+    pub root: String,
+    /// `module.eks.aws_eks_fargate_profile.this`.
+    pub address: String,
+    /// `resource "type" "name"`, up to its brace.
+    pub header: crate::source::Span,
+    pub whole: crate::source::Span,
+}
+
+/// A resource of a Terraform plan (`terraform show -json`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedResource {
+    /// `module.eks.aws_eks_fargate_profile.this["system"]`.
+    pub address: String,
+    /// The same without instance keys: the block's address.
+    pub config: String,
+    /// The resource's object in the plan.
+    pub span: crate::source::Span,
 }
 
 /// Workload indices by cluster key, built on first use (after the run has

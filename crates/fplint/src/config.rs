@@ -238,12 +238,10 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
     }
 }
 
-/// A selector such as `FP0` or `FP001` is a valid prefix of some rule code.
+/// A selector such as `FP0`, `FP001` or `coredns-selector-labels` names
+/// some rule (see [`crate::select`]).
 pub fn is_known_selector(s: &str) -> bool {
-    let up = s.to_ascii_uppercase();
-    fplint_rules::REGISTRY
-        .iter()
-        .any(|r| r.code.starts_with(&up))
+    crate::select::selector(s).is_ok()
 }
 
 /// Read and validate a configuration file.
@@ -272,14 +270,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     let codes = |list: &[Spanned<String>]| -> Result<Vec<String>, ConfigError> {
         list.iter()
             .map(|c| {
-                if is_known_selector(c.get_ref()) {
-                    Ok(c.get_ref().to_ascii_uppercase())
-                } else {
-                    Err(err(
-                        format!("unknown rule code or prefix `{}`", c.get_ref()),
-                        Some(c.span()),
-                    ))
-                }
+                crate::select::selector(c.get_ref()).map_err(|e| err(e.to_string(), Some(c.span())))
             })
             .collect()
     };
@@ -319,14 +310,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     }
     if let Some(sev) = &raw.severity {
         for (code, level) in sev {
-            if fplint_rules::find(code.get_ref()).is_none() {
-                return Err(err(
-                    format!("unknown rule code `{}`", code.get_ref()),
-                    Some(code.span()),
-                ));
-            }
+            let rule = crate::select::rule(code.get_ref())
+                .map_err(|e| err(e.to_string(), Some(code.span())))?;
             cfg.severity
-                .insert(code.get_ref().to_ascii_uppercase(), severity_of(level)?);
+                .insert(rule.code.to_string(), severity_of(level)?);
         }
     }
     if let Some(q) = &raw.quotas {

@@ -49,7 +49,9 @@ pub mod modules;
 pub mod named;
 pub mod notice;
 pub mod placement;
+pub mod plan;
 pub mod render;
+pub mod select;
 pub mod suppress;
 pub mod walk;
 
@@ -112,6 +114,16 @@ impl Linter {
             ..Options::default()
         };
         Ok(Linter { config, options })
+    }
+
+    /// A linter for one file's text read from stdin, with the configuration
+    /// a file of that name would find (the working folder's without a name).
+    pub fn for_stdin(name: Option<&str>, choice: &ConfigChoice) -> Result<Linter, ConfigError> {
+        let folder = name
+            .and_then(|n| Path::new(n).parent())
+            .filter(|p| p.is_dir())
+            .unwrap_or(Path::new("."));
+        Linter::with_choice(&[folder], choice)
     }
 
     /// The same linter with these options (rule selection, `fail-on`,
@@ -196,6 +208,26 @@ impl Linter {
             return report;
         }
         lint::lint_bytes_with_config(name, text.as_bytes(), &self.options, &self.config)
+    }
+
+    /// Lint a file's bytes read from stdin, as `fplint check -
+    /// --stdin-filename NAME` does: `name` decides the format and, when the
+    /// file exists, it is checked as if named on the command line with this
+    /// text in its place (its Terraform module and its project's clusters as
+    /// context, findings in it only). Without a name (shown as `-`), or for a
+    /// file not on disk, nothing else is read.
+    pub fn check_stdin(&self, name: Option<&str>, bytes: &[u8]) -> Report {
+        match (name, std::str::from_utf8(bytes)) {
+            (Some(n), Ok(text)) if Path::new(n).is_file() => {
+                let path = PathBuf::from(n);
+                let mut options = self.options.clone();
+                options.overlays.insert(path.clone(), Arc::from(text));
+                lint::run_with_config(&[path], &options, &self.config)
+            }
+            (n, _) => {
+                lint::lint_bytes_with_config(n.unwrap_or("-"), bytes, &self.options, &self.config)
+            }
+        }
     }
 
     /// The folder of this linter's configuration file, as a path to walk

@@ -521,6 +521,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         .iter()
         .filter(|f| !given.contains(f))
         .collect();
+    crate::plan::place(&mut diagnostics, &project);
     crate::modules::place(&mut diagnostics, &project, &context_only);
     diagnostics.retain(|d| parse_error(d) || !per_file.ignored(d, &sources));
     for d in diagnostics.iter_mut().filter(|d| !parse_error(d)) {
@@ -693,6 +694,8 @@ fn as_context(unit: &mut UnitOutput) {
     unit.context_files.extend(given);
     unit.diagnostics.clear();
     unit.suppressions.clear();
+    // Findings of a plan stay in it rather than move to code not linted.
+    unit.terraform_blocks.clear();
 }
 
 fn load_build(dir: &Path, sources: &Sources, limits: Limits) -> UnitOutput {

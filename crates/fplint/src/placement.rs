@@ -2,8 +2,9 @@
 //! billed size. Unknowns are shown as unknown, never guessed.
 
 use crate::lint::Loaded;
-use fplint_core::model::{Cluster, HelmRelease, Known};
+use fplint_core::model::{Cluster, HelmRelease, Known, Project};
 use fplint_core::placement::{self, billed_size, pod_request, PIN_LABEL};
+use fplint_core::sources::Sources;
 use fplint_core::workload::{Workload, WorkloadKind};
 use serde::Serialize;
 
@@ -73,8 +74,8 @@ fn profile_name(c: &Cluster, i: usize) -> String {
         .map_or_else(|| "?".into(), |p| p.display_name().to_string())
 }
 
-fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
-    let file = loaded.sources.get(w.loc.span.file);
+fn row(sources: &Sources, cluster: &Cluster, w: &Workload) -> Row {
+    let file = sources.get(w.loc.span.file);
     let line = file
         .as_ref()
         .map_or(1, |f| f.line_col(w.loc.span.start as usize).line);
@@ -165,8 +166,8 @@ fn row(loaded: &Loaded, cluster: &Cluster, w: &Workload) -> Row {
 
 /// A Helm release: its namespace is known, its pods' labels and requests
 /// are not (the chart is not rendered), so only a label-less selector places it.
-fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
-    let file = loaded.sources.get(rel.loc.span.file);
+fn release_row(sources: &Sources, cluster: &Cluster, rel: &HelmRelease) -> Row {
+    let file = sources.get(rel.loc.span.file);
     let line = file
         .as_ref()
         .map_or(1, |f| f.line_col(rel.loc.span.start as usize).line);
@@ -211,8 +212,7 @@ fn release_row(loaded: &Loaded, cluster: &Cluster, rel: &HelmRelease) -> Row {
 
 /// Why a cluster has no workloads: none were read, none could be given a
 /// cluster, or they all run on other clusters.
-fn why_empty(loaded: &Loaded) -> String {
-    let p = &loaded.project;
+fn why_empty(p: &Project) -> String {
     if p.workloads.is_empty() {
         return "no Kubernetes workloads were read (no manifests, or none in the paths given)"
             .into();
@@ -237,9 +237,8 @@ fn why_empty(loaded: &Loaded) -> String {
     why.join("; ")
 }
 
-fn at(loaded: &Loaded, loc: &fplint_core::model::Loc) -> String {
-    loaded
-        .sources
+fn at(sources: &Sources, loc: &fplint_core::model::Loc) -> String {
+    sources
         .get(loc.span.file)
         .map(|f| format!("{}:{}", f.path, f.line_col(loc.span.start as usize).line))
         .unwrap_or_default()
@@ -247,30 +246,33 @@ fn at(loaded: &Loaded, loc: &fplint_core::model::Loc) -> String {
 
 /// One table per cluster of what was loaded.
 pub fn tables(loaded: &Loaded) -> Vec<ClusterTable> {
-    loaded
-        .project
+    tables_of(&loaded.project, &loaded.sources)
+}
+
+/// One table per cluster of a project model, for a check's report too.
+pub fn tables_of(project: &Project, sources: &Sources) -> Vec<ClusterTable> {
+    project
         .clusters
         .iter()
         .map(|c| ClusterTable {
             cluster: c.display_name().to_string(),
-            defined_at: at(loaded, &c.loc),
-            also_described_at: c.also_described_at.iter().map(|l| at(loaded, l)).collect(),
+            defined_at: at(sources, &c.loc),
+            also_described_at: c.also_described_at.iter().map(|l| at(sources, l)).collect(),
             fargate_only: c.fargate_only().known().copied(),
             karpenter: c.karpenter().known().copied(),
             module: module_of(&c.loc.path),
-            rows: loaded
-                .project
+            rows: project
                 .workloads
                 .iter()
                 .filter(|w| w.cluster_key.as_deref() == Some(c.key.as_str()))
-                .map(|w| row(loaded, c, w))
-                .chain(c.helm_releases.iter().map(|r| release_row(loaded, c, r)))
+                .map(|w| row(sources, c, w))
+                .chain(c.helm_releases.iter().map(|r| release_row(sources, c, r)))
                 .collect(),
             why_empty: None,
         })
         .map(|mut t| {
             if t.rows.is_empty() {
-                t.why_empty = Some(why_empty(loaded));
+                t.why_empty = Some(why_empty(project));
             }
             t
         })
@@ -303,6 +305,14 @@ fn module_of(path: &str) -> Option<String> {
 
 fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "unknown".into(), |n| format!("{n}"))
+}
+
+/// `0.5 vCPU / 1 GB`; `unknown size` when neither is known, not the word twice.
+fn size(vcpu: Option<f64>, memory_gb: Option<f64>) -> String {
+    match (vcpu, memory_gb) {
+        (None, None) => "unknown size".into(),
+        _ => format!("{} vCPU / {} GB", num(vcpu), num(memory_gb)),
+    }
 }
 
 /// The tables as `fplint placement` prints them.
@@ -377,17 +387,9 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
                         Some("") => "none".into(),
                         Some(c) => c.to_string(),
                     },
-                    format!(
-                        "{} vCPU / {} GB",
-                        num(r.requested_vcpu),
-                        num(r.requested_memory_gb)
-                    ),
+                    size(r.requested_vcpu, r.requested_memory_gb),
                     if r.billed_vcpu.is_some() {
-                        format!(
-                            "{} vCPU / {} GB",
-                            num(r.billed_vcpu),
-                            num(r.billed_memory_gb)
-                        )
+                        size(r.billed_vcpu, r.billed_memory_gb)
                     } else {
                         "-".into()
                     },

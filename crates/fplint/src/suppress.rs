@@ -127,10 +127,7 @@ fn scan(file: &SourceFile, malformed: &mut Vec<Malformed>) -> Vec<Directive> {
             let lead = part.len() - part.trim_start().len();
             if !code.is_empty() {
                 let s = list_start + pos + lead;
-                codes.push((
-                    code.to_ascii_uppercase(),
-                    Span::new(file.id, s, s + code.len()),
-                ));
+                codes.push((canonical(code), Span::new(file.id, s, s + code.len())));
             }
             pos += part.len() + 1;
         }
@@ -223,6 +220,16 @@ fn close_to_ignore(word: &str) -> bool {
     }
 }
 
+/// A suppressed code as written: a code, a prefix or a rule name
+/// (`coredns-selector-labels` is FP001). One that names no rule is kept as
+/// written, to be reported.
+fn canonical(code: &str) -> String {
+    crate::select::selector(code).unwrap_or_else(|_| match code.get(..2) {
+        Some(p) if p.eq_ignore_ascii_case("fp") => code.to_ascii_uppercase(),
+        _ => code.to_string(),
+    })
+}
+
 /// Drop suppressed diagnostics; return the unused-suppression findings for
 /// codes whose rules ran (`enabled`). Parse errors are never suppressed.
 pub fn apply(
@@ -241,7 +248,7 @@ pub fn apply(
         file: s.file,
         scope: s.scope.map_or(Scope::File, Scope::Span),
         used: vec![false; s.codes.len()],
-        codes: s.codes.clone(),
+        codes: s.codes.iter().map(|(c, sp)| (canonical(c), *sp)).collect(),
         comment: None,
     }));
     let mut unused: Vec<Diagnostic> = malformed

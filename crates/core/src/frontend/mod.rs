@@ -67,6 +67,9 @@ pub struct UnitOutput {
     pub module_calls: Vec<crate::model::ModuleCall>,
     /// Keys and values outside the format's schema.
     pub schema: Vec<crate::schema::SchemaFinding>,
+    /// See [`Project::terraform_blocks`].
+    pub terraform_blocks: Vec<crate::model::TerraformBlock>,
+    pub planned: Vec<crate::model::PlannedResource>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -131,6 +134,8 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.context_files.append(&mut unit.context_files);
     project.module_calls.append(&mut unit.module_calls);
     project.schema_findings.append(&mut unit.schema);
+    project.terraform_blocks.append(&mut unit.terraform_blocks);
+    project.planned.append(&mut unit.planned);
     unit.diagnostics
 }
 

@@ -80,6 +80,17 @@ impl SchemaFinding {
             | SchemaFinding::InvalidValue { span, .. } => *span,
         }
     }
+
+    /// Where the finding points, to move it (a `.tf.json` file is checked
+    /// as the HCL text made from it).
+    pub fn span_mut(&mut self) -> &mut Span {
+        match self {
+            SchemaFinding::UnknownField { span, .. }
+            | SchemaFinding::WrongCase { span, .. }
+            | SchemaFinding::ArgumentForBlock { span, .. }
+            | SchemaFinding::InvalidValue { span, .. } => span,
+        }
+    }
 }
 
 /// The table of one format, parsed on first use.

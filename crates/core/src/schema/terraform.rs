@@ -51,15 +51,117 @@ pub fn check_resource(block: &Block, file: FileId, out: &mut Vec<SchemaFinding>)
     if t.object(rtype).is_none() {
         return;
     }
-    check_body(
-        t,
-        &block.body,
-        rtype,
-        &format!("{rtype}.{name}"),
-        file,
-        RESOURCE_META,
-        out,
-    );
+    let path = format!("{rtype}.{name}");
+    check_body(t, &block.body, rtype, &path, file, RESOURCE_META, out);
+    if matches!(rtype, "aws_eks_addon" | "awscc_eks_addon") {
+        if let Some(a) = block.body.get_attribute("configuration_values") {
+            let here = format!("{path}.configuration_values");
+            check_configuration_values(&a.value, &here, file, out);
+        }
+    }
+}
+
+/// The text of a template made of literal parts only; `None` when it
+/// interpolates or has directives (unknown until plan).
+fn literal(t: &hcl_edit::template::Template) -> Option<String> {
+    let mut s = String::new();
+    for e in t.iter() {
+        match e {
+            hcl_edit::template::Element::Literal(l) => s.push_str(l.value()),
+            _ => return None,
+        }
+    }
+    Some(s)
+}
+
+/// Add-on configuration values written out in the configuration: a string
+/// or heredoc without interpolation must hold a JSON or YAML object, and
+/// `jsonencode`/`yamlencode` of a literal list or scalar is not one.
+/// Anything computed (variables, `templatefile`, `file`, interpolation) is
+/// unknown.
+fn check_configuration_values(
+    e: &Expression,
+    path: &str,
+    file: FileId,
+    out: &mut Vec<SchemaFinding>,
+) {
+    let Some(at) = span(file, e.span()) else {
+        return;
+    };
+    match e {
+        Expression::String(s) => super::check_addon_configuration(s.value(), at, path, out),
+        Expression::StringTemplate(t) => {
+            if let Some(text) = literal(t) {
+                super::check_addon_configuration(&text, at, path, out);
+            }
+        }
+        Expression::HeredocTemplate(h) => {
+            let mut h = (**h).clone();
+            if h.indent().is_some() {
+                h.dedent();
+            }
+            if let Some(text) = literal(&h.template) {
+                super::check_addon_configuration(&text, at, path, out);
+            }
+        }
+        Expression::Parenthesis(p) => check_configuration_values(p.inner(), path, file, out),
+        Expression::FuncCall(f) if !f.name.is_namespaced() && f.args.len() == 1 => {
+            let func = f.name.name.as_str();
+            if !matches!(func, "jsonencode" | "yamlencode") {
+                return;
+            }
+            let found = match f.args.iter().next() {
+                Some(Expression::Array(_)) => "a list",
+                Some(Expression::String(_) | Expression::Number(_) | Expression::Bool(_)) => {
+                    "a scalar"
+                }
+                _ => return,
+            };
+            out.push(SchemaFinding::InvalidValue {
+                field: "configuration_values".into(),
+                found: format!("`{func}` of {found}"),
+                expected: "a JSON or YAML object".into(),
+                suggestion: None,
+                span: at,
+                path: path.to_string(),
+            });
+        }
+        _ => {}
+    }
+}
+
+/// `configuration_values` in the literal add-on map of a terraform-aws-eks
+/// call (`cluster_addons` up to v20, `addons` from v21), whatever the
+/// version: the key means the same in each.
+fn check_module_addons(body: &Body, path: &str, file: FileId, out: &mut Vec<SchemaFinding>) {
+    for key in ["cluster_addons", "addons"] {
+        let Some(Expression::Object(o)) = body.get_attribute(key).map(|a| &a.value) else {
+            continue;
+        };
+        for (k, v) in o.iter() {
+            let name = match k {
+                ObjectKey::Ident(i) => i.as_str().to_string(),
+                ObjectKey::Expression(Expression::String(s)) => s.value().to_string(),
+                ObjectKey::Expression(_) => continue,
+            };
+            let Expression::Object(addon) = v.expr() else {
+                continue;
+            };
+            for (ak, av) in addon.iter() {
+                let is_cv = match ak {
+                    ObjectKey::Ident(i) => i.as_str() == "configuration_values",
+                    ObjectKey::Expression(Expression::String(s)) => {
+                        s.value().as_str() == "configuration_values"
+                    }
+                    ObjectKey::Expression(_) => false,
+                };
+                if is_cv {
+                    let here = format!("{path}.{key}.{name}.configuration_values");
+                    check_configuration_values(av.expr(), &here, file, out);
+                }
+            }
+        }
+    }
 }
 
 /// The major version a module's `version` constraint fixes, if it does.
@@ -89,6 +191,10 @@ pub fn check_eks_module(
     sub: Option<&str>,
     out: &mut Vec<SchemaFinding>,
 ) {
+    let name = label(block, 0).unwrap_or("?");
+    if sub.is_none() {
+        check_module_addons(&block.body, &format!("module.{name}"), file, out);
+    }
     let Some(major) = major_version(&block.body) else {
         return;
     };
@@ -100,7 +206,6 @@ pub fn check_eks_module(
     if t.object(&object).is_none() {
         return;
     }
-    let name = label(block, 0).unwrap_or("?");
     check_body(
         t,
         &block.body,

@@ -12,7 +12,27 @@ use std::sync::Arc;
 
 /// Serves miette the lines around a span using the file's line index, so
 /// rendering does not rescan a large file for every diagnostic.
-struct FileSource(Arc<SourceFile>);
+///
+/// miette draws snippets in offset order; to draw the primary one first,
+/// offsets are virtual: `rank * stride + offset`, where rank 0 holds the
+/// primary span (and related spans close enough to share its snippet) and
+/// rank 1 the other related spans.
+struct FileSource {
+    file: Arc<SourceFile>,
+    stride: usize,
+}
+
+impl FileSource {
+    fn new(file: Arc<SourceFile>) -> FileSource {
+        let stride = file.text.len() + 1;
+        FileSource { file, stride }
+    }
+
+    /// The virtual span of `start..end` at `rank`.
+    fn at(&self, rank: usize, start: usize, end: usize) -> SourceSpan {
+        (rank * self.stride + start, end.saturating_sub(start)).into()
+    }
+}
 
 impl SourceCode for FileSource {
     fn read_span<'a>(
@@ -21,18 +41,24 @@ impl SourceCode for FileSource {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let f = &self.0;
+        let f = &self.file;
         let text: &str = &f.text;
         let lines = f.lines();
-        let start = f.clamp(span.offset());
-        let end = f.clamp(span.offset() + span.len()).max(start);
+        let rank = span.offset() / self.stride;
+        let base = rank * self.stride;
+        // A snippet never joins spans of two ranks: they stay apart, in rank order.
+        if (span.offset() + span.len()) / self.stride != rank {
+            return Err(MietteError::OutOfBounds);
+        }
+        let start = f.clamp(span.offset() - base);
+        let end = f.clamp(span.offset() + span.len() - base).max(start);
         if before == 0 && after == 0 {
             // miette asks this way for the header position: report the span itself.
             let lc = f.line_col(start);
             return Ok(Box::new(MietteSpanContents::new_named(
                 f.path.clone(),
                 &text.as_bytes()[start..end],
-                SourceSpan::new(start.into(), end - start),
+                SourceSpan::new((base + start).into(), end - start),
                 lc.line - 1,
                 lc.column - 1,
                 1,
@@ -53,7 +79,7 @@ impl SourceCode for FileSource {
         Ok(Box::new(MietteSpanContents::new_named(
             f.path.clone(),
             &text.as_bytes()[s..e],
-            SourceSpan::new(s.into(), e - s),
+            SourceSpan::new((base + s).into(), e - s),
             first,
             0,
             last - first + 1,
@@ -106,24 +132,77 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        self.source.as_ref()?;
+        let src = self.source.as_ref()?;
         let d = self.d;
+        let (start, end) = shown(&src.file, d.span.start as usize, d.span.end as usize);
         let primary = LabeledSpan::new_primary_with_span(
             Some(d.label.clone().unwrap_or_default()).filter(|l| !l.is_empty()),
-            (d.span.start as usize, (d.span.end - d.span.start) as usize),
+            src.at(0, start, end),
         );
+        let lines = src.file.lines();
+        let primary_line = lines.line_of(start);
         let related = d
             .related
             .iter()
             .filter(|r| r.span.file == d.span.file)
-            .map(|r| {
+            .map(move |r| {
+                let (s, e) = shown(&src.file, r.span.start as usize, r.span.end as usize);
+                // Close enough to share the primary snippet's context lines.
+                let near = lines.line_of(s).abs_diff(primary_line) <= 2 * CONTEXT_LINES + 1;
                 LabeledSpan::new_with_span(
                     Some(r.message.clone()),
-                    (r.span.start as usize, (r.span.end - r.span.start) as usize),
+                    src.at(usize::from(!near), s, e),
                 )
             });
         Some(Box::new(std::iter::once(primary).chain(related)))
     }
+}
+
+/// Lines shown above and below each span.
+const CONTEXT_LINES: usize = 2;
+
+/// The part of a span to highlight. A span over several lines of a
+/// Terraform file is a block or a long argument: its first line (`resource
+/// "aws_eks_cluster" "this"`, `selector`, `data = {`) says which, and
+/// underlining the whole block hides what the finding is about.
+fn shown(f: &SourceFile, start: usize, end: usize) -> (usize, usize) {
+    let (start, end) = (f.clamp(start), f.clamp(end).max(f.clamp(start)));
+    let lines = f.lines();
+    if !f.path.ends_with(".tf") || lines.line_of(start) == lines.line_of(end) {
+        return (start, end);
+    }
+    let first = &f.text[start..end];
+    let line = first.split(['\n', '\r']).next().unwrap_or_default();
+    let head = line.trim_end().trim_end_matches(['{', '[', '(']).trim_end();
+    match head.is_empty() {
+        true => (start, end),
+        false => (start, start + head.len()),
+    }
+}
+
+/// Whether `--color auto` colours: on a terminal, unless `NO_COLOR` is set
+/// (and not empty) or `TERM` is `dumb`.
+pub fn auto_color(stdout_is_terminal: bool) -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    stdout_is_terminal && !no_color && !dumb
+}
+
+/// The width to wrap at: `COLUMNS` when set, else the terminal's, else 100
+/// (piped or written to a file).
+pub fn terminal_width(stdout_is_terminal: bool) -> usize {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    let tty = || {
+        stdout_is_terminal
+            .then(terminal_size::terminal_size)
+            .flatten()
+            .map(|(w, _)| usize::from(w.0))
+    };
+    // Narrower than this, code frames are unreadable whatever is done.
+    columns.or_else(tty).unwrap_or(100).max(40)
 }
 
 /// How the human format looks.
@@ -136,15 +215,19 @@ pub struct HumanOptions {
 
 /// Code frames for every finding, then a summary.
 pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
-    let theme = if opts.color {
+    let mut theme = if opts.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
+    // The word survives copy and paste and screen readers; the glyph alone does not.
+    theme.characters.error = "× error:".into();
+    theme.characters.warning = "⚠ warning:".into();
+    theme.characters.advice = "☞ info:".into();
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width)
         .with_links(false)
-        .with_context_lines(2);
+        .with_context_lines(CONTEXT_LINES);
     let mut out = String::new();
     for d in &outcome.diagnostics {
         let file = outcome.file(d);
@@ -193,7 +276,7 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
         let rendered = Rendered {
             d,
             code: format!("{} {}", d.code, rule_name(d.code)),
-            source: file.map(FileSource),
+            source: file.map(FileSource::new),
             help,
         };
         if handler.render_report(&mut out, &rendered).is_err() {

@@ -1,10 +1,13 @@
 //! Renderers: diagnostics are data until they reach this edge.
 
 pub mod concise;
+pub mod diagram;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
+pub mod statistics;
+pub mod summary;
 
 use crate::lint::Report;
 use fplint_core::{Diagnostic, LineCol};
@@ -42,18 +45,36 @@ pub fn rule_name(code: &str) -> &'static str {
 
 /// The rule list of `fplint rules`: one row per rule as text, or a JSON array.
 pub mod rules {
-    /// One line per rule: code, name, default severity, formats.
+    /// A table with a header: code, name, default severity, formats and
+    /// the one-line summary of each rule.
     pub fn text() -> String {
+        let rows: Vec<[String; 5]> = fplint_rules::REGISTRY
+            .iter()
+            .map(|r| {
+                let formats: Vec<&str> = r.formats.iter().map(|f| f.as_str()).collect();
+                [
+                    r.code.to_string(),
+                    r.name.to_string(),
+                    r.default_severity.as_str().to_string(),
+                    formats.join(","),
+                    r.summary.to_string(),
+                ]
+            })
+            .collect();
+        let head = ["CODE", "NAME", "SEVERITY", "FORMATS", "SUMMARY"].map(String::from);
+        let mut widths = [0usize; 4];
+        for row in std::iter::once(&head).chain(&rows) {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
         let mut s = String::new();
-        for r in fplint_rules::REGISTRY {
-            let formats: Vec<&str> = r.formats.iter().map(|f| f.as_str()).collect();
-            s.push_str(&format!(
-                "{:<6} {:<34} {:<8} {}\n",
-                r.code,
-                r.name,
-                r.default_severity.as_str(),
-                formats.join(", ")
-            ));
+        for row in std::iter::once(&head).chain(&rows) {
+            for (w, cell) in widths.iter().zip(row) {
+                s.push_str(&format!("{cell:<w$}  "));
+            }
+            s.push_str(&row[4]);
+            s.push('\n');
         }
         s
     }

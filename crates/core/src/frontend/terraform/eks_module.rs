@@ -277,13 +277,38 @@ pub fn read(
     kind: &Kind,
     prefix: &str,
 ) {
-    let addr = format!("{prefix}module.{name}");
-    let bspan = span_of(file, block.span()).unwrap_or_default();
     let Known::Known(insts) = ctx.instances(block, file) else {
         return;
     };
-    // `count = 0` or `create = false` makes nothing.
-    let Some(inst) = insts.first() else { return };
+    // `count = 0` or `create = false` makes nothing. A sub-module called
+    // per instance makes a profile or node group each; the cluster, one.
+    let take = if matches!(kind, Kind::Root) {
+        1
+    } else {
+        insts.len()
+    };
+    for inst in insts.iter().take(take) {
+        let path = match insts.len() {
+            1 => format!("module.{name}"),
+            _ => format!("module.{name}{}", inst.suffix),
+        };
+        read_instance(b, ctx, block, file, (name, &path), kind, prefix, inst);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_instance(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    (name, module_path): (&str, &str),
+    kind: &Kind,
+    prefix: &str,
+    inst: &super::Inst<'_>,
+) {
+    let addr = format!("{prefix}module.{name}");
+    let bspan = span_of(file, block.span()).unwrap_or_default();
     let body = &block.body;
     let sc = &inst.scope;
     let attr = |n: &str| ctx.eval_attr(body, n, file, sc);
@@ -292,7 +317,7 @@ pub fn read(
     }
     let profiles_node = b.graph.node(&super::graph::profiles_node(&addr));
     let resource = profiles_node.map(|node| ResourceRef { graph: 0, node });
-    let module_path = format!("module.{name}");
+    let module_path = module_path.to_string();
     let file_text = ctx.env.file(file).map(|f| f.text.clone());
     let file_text = file_text.as_deref().unwrap_or("");
     match kind {

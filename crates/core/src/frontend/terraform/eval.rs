@@ -47,6 +47,9 @@ pub struct Decls<'a> {
     pub resources: HashMap<String, (FileId, &'a hcl_edit::structure::Body, bool)>,
     /// `type.name` → the resource's header (`resource "type" "name"`).
     pub headers: HashMap<String, Span>,
+    /// Variables' `type` constraints, whose `optional(...)` attributes
+    /// Terraform fills in.
+    pub types: HashMap<String, (FileId, &'a Expression)>,
 }
 
 enum LocalState {
@@ -499,17 +502,32 @@ impl<'a> Env<'a> {
                 let Some(&(rfile, body, repeated)) = self.decls.resources.get(&key) else {
                     return Ok((Value::unknown(span), ops.len()));
                 };
-                if repeated {
-                    return Ok((Value::unknown(span), ops.len()));
-                }
+                // One instance of a repeated resource (`this[0]`, `this["k"]`)
+                // is read with its `count.index` or `each` bound.
+                let (inst_scope, start) = if repeated {
+                    match self.instance_scope(rfile, body, ops.get(1), file, scope)? {
+                        Some(sc) => (sc, 2),
+                        None => return Ok((Value::unknown(span), ops.len())),
+                    }
+                } else {
+                    (Vec::new(), 1)
+                };
                 // Down through nested blocks (`metadata[0].name`) to an attribute.
                 let mut body = body;
-                let mut i = 1;
+                let mut i = start;
                 let a = loop {
                     let Some(TraversalOperator::GetAttr(name)) = ops.get(i) else {
                         return Ok((Value::unknown(span), ops.len()));
                     };
                     if let Some(a) = body.get_attribute(name.as_str()) {
+                        break a;
+                    }
+                    // A computed attribute that is another one, as written.
+                    let alias = match (rtype, name.as_str()) {
+                        ("aws_eks_cluster", "id") if i == start => Some("name"),
+                        _ => None,
+                    };
+                    if let Some(a) = alias.and_then(|n| body.get_attribute(n)) {
                         break a;
                     }
                     let blocks: Vec<&hcl_edit::structure::Block> = body
@@ -546,11 +564,63 @@ impl<'a> Env<'a> {
                     return Ok((Value::unknown(span), ops.len()));
                 }
                 self.resource_guard.borrow_mut().push(guard_key);
-                let r = self.eval(&a.value, rfile, &Vec::new());
+                let r = self.eval(&a.value, rfile, &inst_scope);
                 self.resource_guard.borrow_mut().pop();
                 Ok((r.unwrap_or_else(|_| Value::unknown(span)), i + 1))
             }
         }
+    }
+
+    /// The scope of one instance of a `count`/`for_each` resource, picked by
+    /// the index after its name; `None` when it cannot be told, a failure
+    /// when the instance does not exist (as Terraform fails).
+    fn instance_scope(
+        &self,
+        rfile: FileId,
+        body: &hcl_edit::structure::Body,
+        op: Option<&&TraversalOperator>,
+        file: FileId,
+        scope: &Scope,
+    ) -> Result<Option<Scope>, Fail> {
+        let key = match op {
+            Some(TraversalOperator::Index(e)) => self.eval(e, file, scope)?,
+            Some(TraversalOperator::LegacyIndex(n)) => {
+                v(ValueKind::Number(n.value().to_string()), None)
+            }
+            _ => return Ok(None),
+        };
+        if key.is_unknown() {
+            return Ok(None);
+        }
+        if let Some(c) = body.get_attribute("count") {
+            let n = self.eval(&c.value, rfile, &Vec::new())?;
+            let (Some(n), Some(i)) = (as_num(&n), as_num(&key)) else {
+                return if n.is_unknown() { Ok(None) } else { Err(Fail) };
+            };
+            if i < 0.0 || i.fract() != 0.0 || i >= n {
+                return Err(Fail);
+            }
+            let index = super::map_value(vec![("index", num(i, None))]);
+            return Ok(Some(vec![("count".into(), index)]));
+        }
+        let Some(fe) = body.get_attribute("for_each") else {
+            return Ok(None);
+        };
+        let fe = self.eval(&fe.value, rfile, &Vec::new())?;
+        if fe.is_unknown() {
+            return Ok(None);
+        }
+        let (Some(pairs), Some(k)) = (super::iter_pairs(&fe), scalar_text(&key)) else {
+            return Err(Fail);
+        };
+        let Some((name, kspan, value)) = pairs.into_iter().find(|(n, _, _)| *n == k) else {
+            return Err(Fail);
+        };
+        let each = super::map_value(vec![
+            ("key", v(ValueKind::String(name), kspan)),
+            ("value", value),
+        ]);
+        Ok(Some(vec![("each".into(), each)]))
     }
 
     /// Copying a value costs work in proportion to its size: without this a
@@ -883,5 +953,106 @@ pub fn has_unknown(x: &Value) -> bool {
         ValueKind::List(items) => items.iter().any(has_unknown),
         ValueKind::Map(entries) => entries.iter().any(|(_, v)| has_unknown(v)),
         _ => false,
+    }
+}
+
+impl Env<'_> {
+    /// A value converted to a variable's type as far as the model cares:
+    /// an object's `optional(T, default)` attributes that are absent are
+    /// added, null or their default, through `map`, `list` and `set`.
+    pub fn apply_type(&self, val: Value, ty: &Expression, file: FileId, depth: u32) -> Value {
+        if depth > 16 || !self.budget_left() {
+            return val;
+        }
+        self.charge_steps(1);
+        let Expression::FuncCall(f) = ty else {
+            return val;
+        };
+        let name = f.name.name.as_str();
+        let arg = |i: usize| f.args.iter().nth(i);
+        match (name, &val.kind) {
+            ("optional", _) => match arg(0) {
+                Some(t) => self.apply_type(val, t, file, depth + 1),
+                None => val,
+            },
+            ("map", ValueKind::Map(entries)) => {
+                let Some(t) = arg(0) else { return val };
+                let entries = entries
+                    .iter()
+                    .map(|(k, x)| (k.clone(), self.apply_type(x.clone(), t, file, depth + 1)))
+                    .collect();
+                Value::new(ValueKind::Map(entries), val.span)
+            }
+            ("list" | "set", ValueKind::List(items)) => {
+                let Some(t) = arg(0) else { return val };
+                let items = items
+                    .iter()
+                    .map(|x| self.apply_type(x.clone(), t, file, depth + 1))
+                    .collect();
+                Value::new(ValueKind::List(items), val.span)
+            }
+            ("object", ValueKind::Map(entries)) => {
+                let Some(Expression::Object(attrs)) = arg(0) else {
+                    return val;
+                };
+                let mut entries = entries.clone();
+                for (k, at) in attrs.iter() {
+                    let key = match k {
+                        ObjectKey::Ident(i) => i.as_str().to_string(),
+                        ObjectKey::Expression(Expression::Variable(v)) => v.as_str().to_string(),
+                        ObjectKey::Expression(Expression::String(s)) => s.value().to_string(),
+                        ObjectKey::Expression(_) => continue,
+                    };
+                    let at = at.expr();
+                    match entries.iter().position(|(n, _)| n.name == key) {
+                        Some(i) => {
+                            let x = std::mem::replace(&mut entries[i].1, Value::unknown(None));
+                            // A null given for an optional attribute takes its default.
+                            let x = match (&x.kind, optional_default(at)) {
+                                (ValueKind::Null, Some(d)) => self
+                                    .eval(d, file, &Vec::new())
+                                    .unwrap_or_else(|_| Value::unknown(x.span)),
+                                _ => x,
+                            };
+                            entries[i].1 = self.apply_type(x, at, file, depth + 1);
+                        }
+                        None => {
+                            let Expression::FuncCall(o) = at else {
+                                continue;
+                            };
+                            if o.name.name.as_str() != "optional" {
+                                continue;
+                            }
+                            let filled = match optional_default(at) {
+                                Some(d) => {
+                                    let dv = self
+                                        .eval(d, file, &Vec::new())
+                                        .unwrap_or_else(|_| Value::unknown(None));
+                                    self.apply_type(dv, at, file, depth + 1)
+                                }
+                                None => v(ValueKind::Null, None),
+                            };
+                            entries.push((
+                                MapKey {
+                                    name: key,
+                                    span: None,
+                                },
+                                filled,
+                            ));
+                        }
+                    }
+                }
+                Value::new(ValueKind::Map(entries), val.span)
+            }
+            _ => val,
+        }
+    }
+}
+
+/// The default of `optional(T, default)`.
+fn optional_default(ty: &Expression) -> Option<&Expression> {
+    match ty {
+        Expression::FuncCall(f) if f.name.name.as_str() == "optional" => f.args.iter().nth(1),
+        _ => None,
     }
 }

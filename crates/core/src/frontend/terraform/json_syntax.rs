@@ -94,6 +94,11 @@ pub fn clear() {
     ACTIVE.with(|a| a.set(false));
 }
 
+/// Whether `file` is a `.tf.json` file read as HCL text made from it.
+pub fn is_translated(file: FileId) -> bool {
+    ACTIVE.with(|a| a.get()) && REMAP.with(|m| m.borrow().contains_key(&file))
+}
+
 /// An HCL range of a translated file as a range of its JSON text; other
 /// files' ranges as they are.
 pub fn remap(file: FileId, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
@@ -477,7 +482,7 @@ pub fn translate_plan(doc: &Node) -> Option<(String, Vec<Seg>)> {
 }
 
 /// The configuration address of a planned instance: instance keys dropped.
-fn config_address(addr: &str) -> String {
+pub(super) fn config_address(addr: &str) -> String {
     let mut out = String::new();
     let mut depth = 0usize;
     let mut in_str = false;
@@ -491,6 +496,23 @@ fn config_address(addr: &str) -> String {
         }
     }
     out
+}
+
+/// Every resource of a plan's `planned_values`, with its object's span.
+pub fn planned_resources(doc: &Node) -> Vec<crate::model::PlannedResource> {
+    let Some(root) = doc.get("planned_values").and_then(|p| p.get("root_module")) else {
+        return Vec::new();
+    };
+    let mut planned: Vec<(String, &Node)> = Vec::new();
+    collect_planned(root, &mut planned, 0);
+    planned
+        .into_iter()
+        .map(|(address, r)| crate::model::PlannedResource {
+            config: config_address(&address),
+            address,
+            span: r.span,
+        })
+        .collect()
 }
 
 fn collect_planned<'n>(m: &'n Node, out: &mut Vec<(String, &'n Node)>, depth: usize) {

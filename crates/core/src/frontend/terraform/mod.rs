@@ -312,6 +312,7 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
     let Some((text, segs)) = json_syntax::translate_plan(doc) else {
         return out;
     };
+    let planned = json_syntax::planned_resources(doc);
     let f = Arc::new(SourceFile::new(
         file.id,
         file.path.clone(),
@@ -350,6 +351,9 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
         // A plan holds values, not syntax: blocks and arguments look alike
         // there, so the schema check of the source does not apply.
         out.schema.clear();
+        // Its blocks are made up; its resources are what sources match.
+        out.terraform_blocks.clear();
+        out.planned = planned;
         json_syntax::clear();
         out.given_files = vec![f.id];
         out
@@ -905,6 +909,8 @@ pub(crate) struct Builder {
     pub context_files: Vec<FileId>,
     /// Each module file with the call that read it.
     pub module_calls: Vec<crate::model::ModuleCall>,
+    /// Resource and module blocks by configuration address, for plans.
+    pub blocks: Vec<crate::model::TerraformBlock>,
     /// The root module's folder, and the folders `terraform init` installed
     /// modules into by module key (`eks`, `eks.fargate_profile`).
     pub root_dir: std::path::PathBuf,
@@ -917,6 +923,22 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// Schema findings of one block. A `.tf.json` file was checked as HCL
+    /// made from it: spans go back to the JSON, and JSON has no block
+    /// syntax (Terraform tells blocks by the schema), so an object where a
+    /// block belongs is no mistake there.
+    fn schema_found(&mut self, file: FileId, mut found: Vec<crate::schema::SchemaFinding>) {
+        if json_syntax::is_translated(file) {
+            found.retain(|f| !matches!(f, crate::schema::SchemaFinding::ArgumentForBlock { .. }));
+            for f in &mut found {
+                let s = f.span_mut();
+                let r = json_syntax::remap(file, s.start as usize..s.end as usize);
+                *s = Span::new(file, r.start, r.end);
+            }
+        }
+        self.schema.append(&mut found);
+    }
+
     fn load(
         &mut self,
         module: &ModuleSrc<'_>,
@@ -935,6 +957,9 @@ impl Builder {
                     ("variable", Some(n), _) => {
                         let default = b.body.get_attribute("default").map(|a| &a.value);
                         decls.variables.insert(n.to_string(), (id, default));
+                        if let Some(t) = b.body.get_attribute("type") {
+                            decls.types.insert(n.to_string(), (id, &t.value));
+                        }
                     }
                     ("locals", _, _) => {
                         for s in b.body.iter() {
@@ -945,7 +970,11 @@ impl Builder {
                             }
                         }
                     }
+                    ("module", Some(n), _) => {
+                        self.note_block(pf, b, prefix, &format!("module.{n}"));
+                    }
                     ("resource", Some(t), Some(n)) => {
+                        self.note_block(pf, b, prefix, &format!("{t}.{n}"));
                         let repeated =
                             b.body.has_attribute("count") || b.body.has_attribute("for_each");
                         decls
@@ -1004,6 +1033,15 @@ impl Builder {
                 // A variable without default nor input is unknown (absent).
             }
         }
+        // Values take their variables' types: absent optional attributes are null.
+        let mut typed: Vec<&String> = decls.types.keys().collect();
+        typed.sort();
+        for name in typed {
+            if let (Some(val), Some(&(file, ty))) = (vars.get_mut(name), decls.types.get(name)) {
+                let x = std::mem::replace(val, Value::unknown(None));
+                *val = env.apply_type(x, ty, file, 0);
+            }
+        }
         env.vars = vars;
         let ctx = Ctx { env: &env };
 
@@ -1054,6 +1092,24 @@ impl Builder {
                 })
             })
             .collect();
+        // terraform-aws-eks whose code is on disk: read as code like any
+        // other module when that models it at least as precisely as its inputs.
+        let mut block_kinds = block_kinds;
+        let mut eks_by_code = vec![false; blocks.len()];
+        if depth < limits.max_module_depth {
+            for (i, (b, f)) in blocks.iter().enumerate() {
+                if block_kinds[i] != Some(eks_module::Kind::Root) {
+                    continue;
+                }
+                let Some(dir) = self.eks_code_dir(module.dir, b, *f, &ctx, prefix, sources) else {
+                    continue;
+                };
+                if self.code_agrees(sources, limits, &ctx, b, *f, &dir, prefix, depth) {
+                    block_kinds[i] = Some(eks_module::Kind::Local(dir.to_string_lossy().into()));
+                    eks_by_code[i] = true;
+                }
+            }
+        }
         let kind_at = |i: usize| block_kinds.get(i).cloned().flatten();
         // By name for references (the first block of a name wins, as
         // Terraform would reject a second one anyway).
@@ -1083,27 +1139,23 @@ impl Builder {
             let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
-                    crate::schema::terraform::check_resource(b, *file, &mut self.schema);
+                    let mut found = Vec::new();
+                    crate::schema::terraform::check_resource(b, *file, &mut found);
+                    self.schema_found(*file, found);
                     resources::read(self, &ctx, b, *file, t, n, prefix);
                 }
                 ("module", Some(n), _) => {
                     let kind = kind_at(i).unwrap_or(eks_module::Kind::Other);
-                    match kind {
-                        eks_module::Kind::Root => crate::schema::terraform::check_eks_module(
-                            b,
-                            *file,
-                            None,
-                            &mut self.schema,
-                        ),
-                        eks_module::Kind::FargateProfile => {
-                            crate::schema::terraform::check_eks_module(
-                                b,
-                                *file,
-                                Some("modules/fargate-profile"),
-                                &mut self.schema,
-                            )
-                        }
-                        _ => {}
+                    let sub = match kind {
+                        _ if eks_by_code[i] => Some(None),
+                        eks_module::Kind::Root => Some(None),
+                        eks_module::Kind::FargateProfile => Some(Some("modules/fargate-profile")),
+                        _ => None,
+                    };
+                    if let Some(sub) = sub {
+                        let mut found = Vec::new();
+                        crate::schema::terraform::check_eks_module(b, *file, sub, &mut found);
+                        self.schema_found(*file, found);
                     }
                     match kind {
                         eks_module::Kind::Local(rel) if depth < limits.max_module_depth => {
@@ -1172,6 +1224,94 @@ impl Builder {
         }
         self.steps = env.steps_used();
         Value::new(ValueKind::Map(outputs), None)
+    }
+
+    /// The folder holding the code of a terraform-aws-eks call, when it is
+    /// on disk: a local copy, or what `terraform init` installed.
+    fn eks_code_dir(
+        &self,
+        dir: &Path,
+        b: &Block,
+        file: FileId,
+        ctx: &Ctx<'_, '_>,
+        prefix: &str,
+        sources: &Sources,
+    ) -> Option<std::path::PathBuf> {
+        let src = ctx.eval_attr(&b.body, "source", file, &Vec::new());
+        let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+        let code = match eks_module::kind(&src) {
+            eks_module::Kind::Local(rel) => dir.join(rel),
+            _ => {
+                let key = format!("{}{}", module_key(prefix), label(b, 0)?);
+                self.root_dir.join(self.installed.get(&key)?)
+            }
+        };
+        let shape = eks_module::Shape::read(&code, sources)?;
+        (shape.kind() == Some(eks_module::Kind::Root)).then_some(code)
+    }
+
+    /// Whether reading a terraform-aws-eks call as code gives the model its
+    /// inputs give: same clusters, profiles, selectors, capacity and add-ons.
+    /// Both are tried on their own, and leave nothing behind.
+    #[allow(clippy::too_many_arguments)]
+    fn code_agrees(
+        &self,
+        sources: &Sources,
+        limits: Limits,
+        ctx: &Ctx<'_, '_>,
+        b: &Block,
+        file: FileId,
+        dir: &Path,
+        prefix: &str,
+        depth: usize,
+    ) -> bool {
+        let Some(name) = label(b, 0) else {
+            return false;
+        };
+        let trial = || Builder {
+            tag: self.tag.clone(),
+            root_dir: self.root_dir.clone(),
+            installed: self.installed.clone(),
+            steps: ctx.env.steps_used(),
+            ..Builder::default()
+        };
+        let steps = ctx.env.steps_used();
+        let hit = ctx.env.limit_hit.borrow().clone();
+        let mut by_inputs = trial();
+        eks_module::read(
+            &mut by_inputs,
+            ctx,
+            b,
+            file,
+            name,
+            &eks_module::Kind::Root,
+            prefix,
+        );
+        let mut by_code = trial();
+        let rel = dir.to_string_lossy();
+        by_code.load_local(sources, limits, ctx, b, file, name, &rel, prefix, depth);
+        ctx.env.modules.borrow_mut().remove(name);
+        ctx.env.set_steps(steps);
+        let code_hit_limit =
+            !by_code.limit_hits.is_empty() || ctx.env.limit_hit.borrow().is_some() && hit.is_none();
+        *ctx.env.limit_hit.borrow_mut() = hit;
+        !code_hit_limit && covers(&summary(&by_code), &summary(&by_inputs))
+    }
+
+    /// Where a block is written, by its address in the configuration.
+    fn note_block(&mut self, pf: &ParsedFile, b: &Block, prefix: &str, name: &str) {
+        let Some(r) = b.span() else { return };
+        let id = pf.file.id;
+        let r = json_syntax::remap(id, r);
+        let (start, end) = (pf.file.clamp(r.start), pf.file.clamp(r.end));
+        let text = pf.file.text.get(start..end).unwrap_or("");
+        let head = text.find('{').unwrap_or(text.len());
+        self.blocks.push(crate::model::TerraformBlock {
+            root: self.tag.clone(),
+            address: format!("{}{name}", json_syntax::config_address(prefix)),
+            header: Span::new(id, start, start + text[..head].trim_end().len()),
+            whole: Span::new(id, start, end),
+        });
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1434,10 +1574,92 @@ impl Builder {
             .sort_by_key(|m| (m.file, m.call.start, m.call.end));
         self.module_calls.dedup();
         out.module_calls = self.module_calls;
+        // A module called per instance is written once.
+        self.blocks
+            .sort_by(|a, b| (&a.address, a.header).cmp(&(&b.address, b.header)));
+        self.blocks.dedup();
+        out.terraform_blocks = self.blocks;
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
         out.karpenter = self.karpenter;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }
+}
+
+/// What a model says of its clusters, `?` where it does not know: one line
+/// per cluster, sorted, for comparing two readings of the same code.
+fn summary(b: &Builder) -> Vec<Vec<String>> {
+    let text = |k: &Known<String>| k.known().cloned().unwrap_or_else(|| "?".into());
+    let mut out: Vec<Vec<String>> = b
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let capacity = match b.capacity.get(&i) {
+                Some(Capacity::Declared(_)) => "nodes",
+                Some(Capacity::Unknown) => "?",
+                _ if b.stray_capacity => "?",
+                _ => "none",
+            };
+            let mut profiles: Vec<String> = c
+                .fargate_profiles
+                .iter()
+                .map(|p| {
+                    let sels = match &p.selectors {
+                        Known::Known(s) => s
+                            .iter()
+                            .map(|s| {
+                                let labels = match &s.labels {
+                                    Known::Known(l) => l
+                                        .iter()
+                                        .map(|l| format!("{}={}", text(&l.key), text(&l.value)))
+                                        .collect::<Vec<_>>()
+                                        .join(","),
+                                    Known::Unknown => "?".into(),
+                                };
+                                format!("{}{{{labels}}}", text(&s.namespace.value))
+                            })
+                            .collect::<Vec<_>>()
+                            .join(";"),
+                        Known::Unknown => "?".into(),
+                    };
+                    format!("profile {} [{sels}]", text(&p.name.value))
+                })
+                .collect();
+            profiles.sort();
+            let mut addons: Vec<String> = c
+                .addons
+                .iter()
+                .map(|a| {
+                    let cfg = match &a.configuration {
+                        None => "none".to_string(),
+                        Some(c) => match &c.value {
+                            Known::Known(_) => "set".into(),
+                            Known::Unknown => "?".into(),
+                        },
+                    };
+                    format!("addon {} configuration {cfg}", text(&a.name.value))
+                })
+                .collect();
+            addons.sort();
+            let mut line = vec![
+                format!("cluster {} defined={}", c.key, c.defined),
+                format!("capacity {capacity}"),
+                format!("incomplete {}", c.profiles_incomplete),
+            ];
+            line.extend(profiles);
+            line.extend(addons);
+            line
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The two readings say the same of every cluster. Only then is the
+/// code read: what it leaves unknown (a module called for each of an
+/// unknown map) must not pass for a known absence.
+fn covers(code: &[Vec<String>], inputs: &[Vec<String>]) -> bool {
+    code == inputs
 }

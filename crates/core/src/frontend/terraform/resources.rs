@@ -175,17 +175,19 @@ pub fn read(
                 let path = format!("{addr}{}", inst.suffix);
                 let sc = &inst.scope;
                 let n = ctx.eval_attr(body, "addon_name", file, sc);
-                let configuration =
-                    ctx.eval_attr(body, "configuration_values", file, sc)
-                        .map(|cv| {
-                            Located::new(
-                                text::decode(ctx.env, &cv).into(),
-                                Loc::new(
-                                    cv.span.unwrap_or(bspan),
-                                    format!("{path}.configuration_values"),
-                                ),
-                            )
-                        });
+                let configuration = ctx
+                    .eval_attr(body, "configuration_values", file, sc)
+                    // Null, as a module passes an absent one on: not set.
+                    .filter(|cv| !matches!(cv.kind, crate::value::ValueKind::Null))
+                    .map(|cv| {
+                        Located::new(
+                            text::decode(ctx.env, &cv).into(),
+                            Loc::new(
+                                cv.span.unwrap_or(bspan),
+                                format!("{path}.configuration_values"),
+                            ),
+                        )
+                    });
                 b.clusters[ci].addons.push(Addon {
                     name: located_str(n.as_ref(), inst.span, &format!("{path}.addon_name")),
                     loc: Loc::new(inst.span, path.clone()),

@@ -994,3 +994,131 @@ fn plan_json_orders_by_configuration() {
     assert_eq!(out.clusters[0].fargate_profiles.len(), 1);
     assert_eq!(releases_after_profile(&out), [true, false]);
 }
+
+#[test]
+fn instances_of_repeated_resources_are_read_by_index() {
+    // The shape terraform-aws-eks v19-v21 uses: a counted cluster, its name
+    // passed on through a counted `time_sleep`'s triggers and `id`.
+    let tf = r#"
+provider "aws" {}
+resource "aws_eks_cluster" "this" {
+  count = 1
+  name  = "shop"
+}
+resource "time_sleep" "this" {
+  count = 1
+  triggers = {
+    cluster_name = aws_eks_cluster.this[0].id
+  }
+}
+resource "aws_iam_role" "none" {
+  count = 0
+  name  = "never"
+}
+resource "aws_iam_role" "named" {
+  for_each = { a = "x", b = "y" }
+  name     = "role-${each.value}-${each.key}"
+}
+resource "aws_eks_fargate_profile" "first" {
+  cluster_name         = time_sleep.this[0].triggers["cluster_name"]
+  fargate_profile_name = try(aws_iam_role.none[0].name, "fallback")
+  selector {
+    namespace = "kube-system"
+  }
+}
+resource "aws_eks_fargate_profile" "second" {
+  cluster_name         = "shop"
+  fargate_profile_name = aws_iam_role.named["b"].name
+  selector {
+    namespace = try(aws_iam_role.named["c"].name, "apps")
+  }
+}
+"#;
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    assert_eq!(out.clusters.len(), 1, "{:?}", out.clusters);
+    let c = &out.clusters[0];
+    assert_eq!(c.name.known().map(String::as_str), Some("shop"));
+    let names: Vec<_> = c
+        .fargate_profiles
+        .iter()
+        .map(|p| p.name.known().cloned())
+        .collect();
+    assert_eq!(
+        names,
+        vec![Some("fallback".to_string()), Some("role-y-b".to_string())]
+    );
+    let ns = c.fargate_profiles[1].selectors.known().unwrap()[0]
+        .namespace
+        .known()
+        .cloned();
+    assert_eq!(ns.as_deref(), Some("apps"));
+}
+
+#[test]
+fn an_instance_whose_count_is_unknown_stays_unknown() {
+    let tf = r#"
+provider "aws" {}
+variable "n" {}
+resource "aws_iam_role" "r" {
+  count = var.n
+  name  = "r"
+}
+resource "aws_eks_fargate_profile" "p" {
+  cluster_name         = "shop"
+  fargate_profile_name = try(aws_iam_role.r[0].name, "fallback")
+  selector {
+    namespace = "kube-system"
+  }
+}
+"#;
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    let p = &out.clusters[0].fargate_profiles[0];
+    assert_eq!(p.name.value, Known::Unknown);
+}
+
+#[test]
+fn optional_object_attributes_are_filled_from_the_variable_type() {
+    // terraform-aws-eks v21 reads `each.value.name` of profiles that leave
+    // it out: the variable's type makes it null, or its default.
+    let tf = r#"
+provider "aws" {}
+variable "profiles" {
+  type = map(object({
+    name      = optional(string)
+    namespace = optional(string, "kube-system")
+  }))
+  default = {
+    system = {}
+    apps   = { name = "apps-profile", namespace = "apps" }
+  }
+}
+resource "aws_eks_cluster" "this" {
+  name = "shop"
+}
+resource "aws_eks_fargate_profile" "p" {
+  for_each             = var.profiles
+  cluster_name         = aws_eks_cluster.this.name
+  fargate_profile_name = coalesce(each.value.name, each.key)
+  selector {
+    namespace = each.value.namespace
+  }
+}
+"#;
+    let (out, _, _) = load(&[("main.tf", tf)]);
+    let c = &out.clusters[0];
+    let got: Vec<(Option<String>, Option<String>)> = c
+        .fargate_profiles
+        .iter()
+        .map(|p| {
+            let ns = p.selectors.known().unwrap()[0].namespace.known().cloned();
+            (p.name.known().cloned(), ns)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("apps-profile".into()), Some("apps".into())),
+            (Some("system".into()), Some("kube-system".into())),
+        ]
+    );
+}
