@@ -145,6 +145,26 @@ pub enum Change {
     AddDependency { resource: Span, on: String },
     /// Remove the mapping entry whose key spans `key`, with its value.
     RemoveEntry { key: Span },
+    /// Remove the list item (or mapping value) spanning `item`; a mapping
+    /// or list left empty goes with its key, at most three levels up (the
+    /// `Metadata: {fplint: {ignore: [..]}}` nesting).
+    RemoveItem { item: Span },
+    /// Set `key` to the string `value` in the configuration values written
+    /// at `at`: a JSON or YAML document in a string, or a Terraform
+    /// `jsonencode({..})` object, merged into what is there.
+    SetConfigValue {
+        at: Span,
+        key: String,
+        value: String,
+    },
+    /// Give the add-on declared at `addon` (a CloudFormation logical-id key,
+    /// a Terraform block, a terraform-aws-eks add-on key) configuration
+    /// values holding only `key: value`.
+    AddConfigValues {
+        addon: Span,
+        key: String,
+        value: String,
+    },
 }
 
 impl Change {
@@ -154,6 +174,9 @@ impl Change {
             Change::Replace { span, .. } => span.file,
             Change::AddDependency { resource, .. } => resource.file,
             Change::RemoveEntry { key } => key.file,
+            Change::RemoveItem { item } => item.file,
+            Change::SetConfigValue { at, .. } => at.file,
+            Change::AddConfigValues { addon, .. } => addon.file,
         }
     }
 }

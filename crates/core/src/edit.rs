@@ -89,8 +89,20 @@ pub fn resolve(
             Syntax::Yaml => yaml_remove_entry(text, file, *key),
             _ => Err(EditError::UnsupportedShape),
         },
+        Change::RemoveItem { item } => match syntax {
+            Syntax::Yaml | Syntax::Json => doc_remove_item(text, syntax, file, *item),
+            Syntax::Hcl => Err(EditError::UnsupportedShape),
+        },
+        Change::SetConfigValue { at, key, value } => {
+            config::set_value(text, syntax, file, *at, key, value)
+        }
+        Change::AddConfigValues { addon, key, value } => {
+            config::add_values(text, syntax, file, *addon, key, value)
+        }
     }
 }
+
+mod config;
 
 fn parse_doc(text: &str, syntax: Syntax, file: FileId) -> Result<Vec<Node>, EditError> {
     let parsed = match syntax {
@@ -414,6 +426,130 @@ fn yaml_remove_entry(text: &str, file: FileId, key: Span) -> Result<Vec<TextEdit
     }])
 }
 
+/// The containers from `node` down to the scalar spanning `target`, each
+/// with the index of the child on the way.
+fn path_to<'a>(node: &'a Node, target: Span, out: &mut Vec<(&'a Node, usize)>) -> bool {
+    if out.len() > 64 {
+        return false;
+    }
+    match &node.kind {
+        NodeKind::Scalar(..) => node.span.start == target.start && node.span.end == target.end,
+        NodeKind::Map(entries) => entries.iter().enumerate().any(|(i, e)| {
+            out.push((node, i));
+            let found = path_to(&e.value, target, out);
+            if !found {
+                out.pop();
+            }
+            found
+        }),
+        NodeKind::Seq(items) => items.iter().enumerate().any(|(i, n)| {
+            out.push((node, i));
+            let found = path_to(n, target, out);
+            if !found {
+                out.pop();
+            }
+            found
+        }),
+    }
+}
+
+fn child_count(node: &Node) -> usize {
+    match &node.kind {
+        NodeKind::Map(e) => e.len(),
+        NodeKind::Seq(i) => i.len(),
+        NodeKind::Scalar(..) => 0,
+    }
+}
+
+/// Remove a list item or mapping value, and the containers it leaves empty.
+fn doc_remove_item(
+    text: &str,
+    syntax: Syntax,
+    file: FileId,
+    item: Span,
+) -> Result<Vec<TextEdit>, EditError> {
+    let docs = parse_doc(text, syntax, file)?;
+    let mut path = Vec::new();
+    if !docs.iter().any(|d| {
+        path.clear();
+        path_to(d, item, &mut path)
+    }) {
+        return Err(EditError::NotFound);
+    }
+    let mut k = path.len().checked_sub(1).ok_or(EditError::NotFound)?;
+    let mut levels = 0;
+    while k > 0 && levels < 3 && child_count(path[k].0) == 1 {
+        k -= 1;
+        levels += 1;
+    }
+    let (container, index) = path[k];
+    if child_count(container) == 1 {
+        // The document would be left empty: not ours to decide.
+        return Err(EditError::UnsupportedShape);
+    }
+    remove_child(text, container, index).map(|e| vec![e])
+}
+
+/// The edit that removes child `index` of `container`, with its comma
+/// (flow and JSON) or its whole lines (YAML block style).
+fn remove_child(text: &str, container: &Node, index: usize) -> Result<TextEdit, EditError> {
+    let ranges: Vec<(usize, usize)> = match &container.kind {
+        NodeKind::Map(entries) => entries
+            .iter()
+            .map(|e| {
+                (
+                    e.key.span.start as usize,
+                    e.value.span.end.max(e.key.span.end) as usize,
+                )
+            })
+            .collect(),
+        NodeKind::Seq(items) => items
+            .iter()
+            .map(|n| (n.span.start as usize, n.span.end as usize))
+            .collect(),
+        NodeKind::Scalar(..) => return Err(EditError::UnsupportedShape),
+    };
+    let (start, end) = *ranges.get(index).ok_or(EditError::NotFound)?;
+    let open = text.as_bytes().get(container.span.start as usize).copied();
+    let flow = matches!(open, Some(b'[') | Some(b'{'));
+    if flow {
+        return Ok(match (ranges.get(index + 1), index.checked_sub(1)) {
+            // The item and everything up to the next one: its comma, the line break.
+            (Some(&(next, _)), _) => TextEdit {
+                start,
+                end: next,
+                content: String::new(),
+            },
+            // The last one: from the end of the one before.
+            (None, Some(p)) => TextEdit {
+                start: ranges[p].1,
+                end,
+                content: String::new(),
+            },
+            (None, None) => return Err(EditError::UnsupportedShape),
+        });
+    }
+    // Block style: the item's whole lines, `- ` or `key:` first on the line.
+    let ls = line_start(text, start);
+    let lead = text[ls..start].trim();
+    if !(lead.is_empty() || (lead == "-" && matches!(container.kind, NodeKind::Seq(_)))) {
+        return Err(EditError::UnsupportedShape);
+    }
+    let le = line_end(text, end);
+    let le = if text[le..].starts_with("\r\n") {
+        le + 2
+    } else if text[le..].starts_with('\n') {
+        le + 1
+    } else {
+        le
+    };
+    Ok(TextEdit {
+        start: ls,
+        end: le,
+        content: String::new(),
+    })
+}
+
 /// Apply non-overlapping edits to `text`; an edit that overlaps one
 /// before it (in start order) is left out and reported by index.
 pub fn apply(text: &str, edits: &[TextEdit]) -> (String, Vec<usize>) {
@@ -544,6 +680,43 @@ mod tests {
         assert_eq!(
             apply(t, &edits).0,
             "s:\n  - namespace: kube-system\n  - namespace: x\n"
+        );
+    }
+
+    fn remove_item(text: &str, syntax: Syntax, item: &str) -> String {
+        let at = text.find(item).unwrap();
+        let change = Change::RemoveItem {
+            item: Span::new(fid(), at, at + item.len()),
+        };
+        let edits = resolve(&change, text, syntax, fid()).unwrap();
+        apply(text, &edits).0
+    }
+
+    #[test]
+    fn remove_item_takes_its_comma_or_its_emptied_parents() {
+        let t = "A:\n  Type: X\n  Metadata:\n    fplint:\n      ignore: [FP003, FP004]\n";
+        assert_eq!(
+            remove_item(t, Syntax::Yaml, "FP003"),
+            "A:\n  Type: X\n  Metadata:\n    fplint:\n      ignore: [FP004]\n"
+        );
+        assert_eq!(
+            remove_item(t, Syntax::Yaml, "FP004"),
+            "A:\n  Type: X\n  Metadata:\n    fplint:\n      ignore: [FP003]\n"
+        );
+        let t = "A:\n  Metadata:\n    fplint:\n      ignore:\n        - FP003\n  Type: X\n";
+        assert_eq!(remove_item(t, Syntax::Yaml, "FP003"), "A:\n  Type: X\n");
+        let t = "{\"A\": {\"Type\": \"X\",\n  \"Metadata\": {\"fplint\": {\"ignore\": [\n    \"FP003\",\n    \"FP004\"\n  ]}}}}";
+        assert_eq!(
+            remove_item(t, Syntax::Json, "\"FP004\""),
+            "{\"A\": {\"Type\": \"X\",\n  \"Metadata\": {\"fplint\": {\"ignore\": [\n    \"FP003\"\n  ]}}}}"
+        );
+        assert_eq!(
+            remove_item(
+                "{\"A\": {\"Type\": \"X\", \"Metadata\": {\"fplint\": {\"ignore\": \"FP003\"}}}}",
+                Syntax::Json,
+                "\"FP003\""
+            ),
+            "{\"A\": {\"Type\": \"X\"}}"
         );
     }
 

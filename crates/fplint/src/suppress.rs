@@ -155,11 +155,19 @@ fn scan(file: &SourceFile, malformed: &mut Vec<Malformed>) -> Vec<Directive> {
 
 /// FP100's fix: delete the one unused code from its list, or the whole
 /// comment when none of its codes is used (the whole line when the comment
-/// is alone on it). Safe: the suppression changes nothing. Suppressions in
-/// CloudFormation `Metadata` are data, and are left to the user.
+/// is alone on it). Safe: the suppression changes nothing. In CloudFormation
+/// `Metadata` the code is deleted from its `ignore` list, and the entries
+/// that leave empty with it.
 fn unused_fix(dir: &Directive, index: usize, text: &str) -> Option<fplint_core::Fix> {
-    let c = dir.comment?;
     let (code, span) = dir.codes.get(index)?;
+    let Some(c) = dir.comment else {
+        // Two unused codes of one list: their edits overlap, and the next
+        // pass takes the second.
+        return Some(fplint_core::Fix::safe(
+            format!("remove the unused suppression of `{code}`"),
+            vec![fplint_core::Change::RemoveItem { item: *span }],
+        ));
+    };
     let span_of = |a: usize, b: usize| Span::new(dir.file, a, b);
     let remove = |a: usize, b: usize| fplint_core::Change::Replace {
         span: span_of(a, b),
@@ -303,10 +311,7 @@ pub fn apply(
         !suppressed
     });
     for dir in &directives {
-        let text = dir
-            .comment
-            .and_then(|_| sources.get(dir.file))
-            .map(|f| f.text.clone());
+        let text = sources.get(dir.file).map(|f| f.text.clone());
         for (i, ((code, span), used)) in dir.codes.iter().zip(&dir.used).enumerate() {
             let known = fplint_rules::REGISTRY
                 .iter()

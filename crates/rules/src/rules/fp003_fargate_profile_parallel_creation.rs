@@ -316,7 +316,8 @@ mod tests {
         assert!(d.is_empty(), "{d:#?}");
     }
 
-    /// Far beyond any real template: the rule stays fast and its findings small.
+    /// Far beyond any real template: findings stay small (one per later
+    /// profile, a few related spans each). Speed is in the criterion benches.
     #[test]
     fn many_profiles_stay_cheap() {
         let mut t = String::from("Resources:\n");
@@ -326,13 +327,11 @@ mod tests {
                  Properties: {{ClusterName: c, Selectors: [{{Namespace: n{i}}}]}}\n"
             ));
         }
-        let start = std::time::Instant::now();
         let d: Vec<Diagnostic> = lint("t.yaml", &t)
             .into_iter()
             .filter(|d| d.code == "FP003")
             .collect();
         assert_eq!(d.len(), 1499);
         assert!(d.iter().all(|d| d.related.len() <= 5));
-        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
     }
 }

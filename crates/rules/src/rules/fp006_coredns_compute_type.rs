@@ -11,7 +11,7 @@ use crate::common::fargate_only;
 use crate::{Context, Rule};
 use fplint_core::model::Provisioner;
 use fplint_core::value::ValueKind;
-use fplint_core::{Diagnostic, Severity};
+use fplint_core::{Change, Diagnostic, Fix, Severity};
 
 /// The FP006 rule, `coredns-compute-type`: the module documentation says what it finds.
 pub struct CorednsComputeType;
@@ -26,6 +26,18 @@ impl Rule for CorednsComputeType {
                 if addon.name.known().map(String::as_str) != Some("coredns") {
                     continue;
                 }
+                let fix = match &addon.configuration {
+                    None => Change::AddConfigValues {
+                        addon: addon.loc.span,
+                        key: "computeType".into(),
+                        value: "Fargate".into(),
+                    },
+                    Some(cfg) => Change::SetConfigValue {
+                        at: cfg.loc.span,
+                        key: "computeType".into(),
+                        value: "Fargate".into(),
+                    },
+                };
                 let (loc, span, label) = match &addon.configuration {
                     None => (
                         &addon.name.loc,
@@ -68,7 +80,8 @@ impl Rule for CorednsComputeType {
                     .with_label(label)
                     .with_path(loc.path.clone())
                     .with_related(cluster.loc.span, "cluster without node groups")
-                    .with_help("set the add-on's configuration values to `{\"computeType\": \"Fargate\"}` (Terraform: `configuration_values = jsonencode({ computeType = \"Fargate\" })`)"),
+                    .with_help("set the add-on's configuration values to `{\"computeType\": \"Fargate\"}` (Terraform: `configuration_values = jsonencode({ computeType = \"Fargate\" })`)")
+                    .with_fix(Fix::safe("set `computeType` to `Fargate` in the CoreDNS add-on's configuration values", vec![fix])),
                 );
             }
         }
