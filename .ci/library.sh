@@ -45,7 +45,7 @@ import json, sys
 meta = json.load(sys.stdin)
 cli = next(p for p in meta["packages"] if p["name"] == "fplint-cli")
 deps = sorted(d["name"] for d in cli["dependencies"] if d["kind"] is None)
-extra = [d for d in deps if d not in ("fplint", "clap", "clap_complete")]
+extra = [d for d in deps if d not in ("fplint", "fplint-server", "clap", "clap_complete")]
 print("fplint-cli depends on", ", ".join(deps))
 if extra:
     sys.exit(f"fplint-cli depends on {extra}: reach them through the fplint library")

@@ -452,3 +452,43 @@ fn a_client_that_hangs_up_stops_the_server() {
     assert!(result.is_ok(), "{result:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[test]
+fn files_changed_on_disk_and_a_new_config_are_read_again() {
+    use lsp_types::notification::DidChangeWatchedFiles;
+    use lsp_types::{DidChangeWatchedFilesParams, FileChangeType, FileEvent};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cluster.yaml"), cluster(&["kube-system"])).unwrap();
+    std::fs::write(dir.path().join("web.yaml"), WEB).unwrap();
+    let wu = uri(&dir.path().join("web.yaml"));
+    let c = Client::start(dir.path(), None);
+    c.open(&wu, WEB);
+    assert_eq!(
+        c.diagnostics(&wu).iter().map(code).collect::<Vec<_>>(),
+        ["FP011"]
+    );
+    let changed = |name: &str, typ| {
+        c.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
+            changes: vec![FileEvent::new(uri(&dir.path().join(name)), typ)],
+        })
+    };
+    // The cluster file, edited in another program.
+    std::fs::write(
+        dir.path().join("cluster.yaml"),
+        cluster(&["kube-system", "web"]),
+    )
+    .unwrap();
+    changed("cluster.yaml", FileChangeType::CHANGED);
+    assert_eq!(c.diagnostics(&wu), []);
+    std::fs::write(dir.path().join("cluster.yaml"), cluster(&["kube-system"])).unwrap();
+    changed("cluster.yaml", FileChangeType::CHANGED);
+    assert_eq!(
+        c.diagnostics(&wu).iter().map(code).collect::<Vec<_>>(),
+        ["FP011"]
+    );
+    // A configuration that ignores the rule.
+    std::fs::write(dir.path().join("fplint.toml"), "ignore = [\"FP011\"]\n").unwrap();
+    changed("fplint.toml", FileChangeType::CREATED);
+    assert_eq!(c.diagnostics(&wu), []);
+    c.shutdown();
+}
