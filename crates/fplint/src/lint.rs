@@ -186,7 +186,35 @@ pub(crate) enum Job<'a> {
     Called(Vec<&'a Candidate>),
 }
 
+impl Job<'_> {
+    /// The files the unit is made of (none for a build: what it reads is
+    /// in its kustomizations).
+    pub(crate) fn paths(&self) -> Vec<&Path> {
+        match self {
+            Job::Document(c, _) => vec![c.path.as_path()],
+            Job::Module(_, files, _) | Job::Called(files) => {
+                files.iter().map(|c| c.path.as_path()).collect()
+            }
+            Job::Build(_) => Vec::new(),
+        }
+    }
+
+    /// What kind of unit it is: a folder may turn from a root module into
+    /// a called one, a file from context into a named one.
+    pub(crate) fn kind(&self) -> u8 {
+        match self {
+            Job::Document(_, false) => 0,
+            Job::Document(_, true) => 1,
+            Job::Module(.., false) => 2,
+            Job::Module(.., true) => 3,
+            Job::Build(_) => 4,
+            Job::Called(_) => 5,
+        }
+    }
+}
+
 /// One unit as its frontend made it, before the project is finished.
+#[derive(Clone)]
 pub(crate) struct Modelled {
     pub(crate) unit: UnitOutput,
     /// The note a named file that was not linted gets.
@@ -276,6 +304,21 @@ pub(crate) fn plan_units<'a>(
     limits: Limits,
 ) -> Vec<(String, Job<'a>)> {
     let builds = crate::kustomize::plan(files, sources, limits);
+    let max = sources.max_file_size;
+    plan_with(files, context, &builds, &|dir, files| {
+        let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
+        fplint_core::frontend::terraform::local_calls(dir, &paths, max)
+    })
+}
+
+/// [`plan_units`], given the kustomize builds and the local modules each
+/// folder calls (a workspace keeps both between checks).
+pub(crate) fn plan_with<'a>(
+    files: &'a [Candidate],
+    context: &'a [Candidate],
+    builds: &fplint_core::frontend::kustomize::Plan,
+    calls: &(dyn Fn(&PathBuf, &[&Candidate]) -> Vec<PathBuf> + Sync),
+) -> Vec<(String, Job<'a>)> {
     let mut modules: BTreeMap<(PathBuf, bool), Vec<&Candidate>> = BTreeMap::new();
     let mut jobs: Vec<(String, Job)> = builds
         .roots
@@ -312,7 +355,7 @@ pub(crate) fn plan_units<'a>(
         .filter(|((_, ctx), _)| !ctx)
         .map(|((d, _), f)| (d.clone(), f.clone()))
         .collect();
-    let called = crate::modules::called_folders(&linted, sources.max_file_size);
+    let called = crate::modules::called_folders_with(&linted, calls);
     for ((dir, ctx), files) in modules {
         let job = if !ctx && called.contains(&dir) {
             Job::Called(files)
