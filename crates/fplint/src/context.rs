@@ -44,6 +44,10 @@ pub struct Context {
     pub roots: Vec<PathBuf>,
     /// Files under the roots that may define clusters.
     pub files: Vec<Candidate>,
+    /// The kustomize build roots (overlays) whose builds read a named
+    /// file, shown as the named file is: a changed base manifest is
+    /// checked as the overlays build it.
+    pub builds: Vec<PathBuf>,
 }
 
 /// Files under the named files' project roots that may define clusters,
@@ -140,7 +144,37 @@ pub fn candidates(
             .map(|r| relative_to(cwd.as_deref(), r))
             .collect(),
         files: out,
+        builds: builds_including(&named, cwd.as_deref()),
     }
+}
+
+/// The overlays whose builds read a named YAML or JSON file, one walk per
+/// project root; shown relative to the working folder, or absolute when
+/// the named file was given so.
+fn builds_including(named: &[&Candidate], cwd: Option<&Path>) -> Vec<PathBuf> {
+    let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(PathBuf, bool)>> =
+        std::collections::BTreeMap::new();
+    for c in named {
+        if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
+            continue;
+        }
+        let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+        by_root
+            .entry(root_of(&c.path))
+            .or_default()
+            .push((abs, c.path.is_absolute()));
+    }
+    let mut out = Vec::new();
+    for (root, files) in by_root {
+        let absolute = files.iter().any(|(_, a)| *a);
+        let files: Vec<PathBuf> = files.into_iter().map(|(f, _)| f).collect();
+        for r in crate::kustomize::roots_including_any(&files, &root) {
+            out.push(if absolute { r } else { relative_to(cwd, &r) });
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The nearest folder at or above the named file's (up to `root`) holding

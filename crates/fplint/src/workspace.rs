@@ -329,7 +329,9 @@ impl Workspace {
     fn refresh(&mut self, stale: &HashSet<FileId>, path: Option<&Path>) {
         let (sources, limits) = (&self.sources, self.limits);
         let before = sources.len();
-        let builds = lint::in_pool(|| crate::kustomize::plan(&self.files, sources, limits));
+        let builds = lint::in_pool(|| {
+            crate::kustomize::plan_with_roots(&self.files, &self.context.builds, sources, limits)
+        });
         let max = sources.max_file_size;
         let calls = |dir: &PathBuf, files: &[&Candidate]| -> Vec<PathBuf> {
             if let Some(hit) = self.lock_calls().get(dir) {
