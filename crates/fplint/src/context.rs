@@ -68,6 +68,9 @@ pub fn candidates(
     // Files anywhere under a project root may be read (a local module's
     // source); only the scope is searched for cluster definitions.
     let mut projects: Vec<PathBuf> = Vec::new();
+    // Whether every named file's nearest folder with clusters is its
+    // project root (none below it has any).
+    let mut all_at_root = true;
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
@@ -76,7 +79,9 @@ pub fn candidates(
             if whole_root {
                 return root;
             }
-            scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed)
+            let found = scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed);
+            all_at_root &= found == root;
+            found
         })
         .collect();
     roots.sort();
@@ -138,6 +143,14 @@ pub fn candidates(
     );
     out.sort();
     out.dedup();
+    // The named files' workloads are assigned by the root's clusters: with
+    // two or more there, none is (no `[clusters] paths` to say which), so
+    // two clusters say as much as all of them, at a fraction of the cost.
+    if !whole_root && all_at_root && !walked.iter().any(|c| may_define_cluster(&c.path)) {
+        if let Some(two) = two_clusters(&out) {
+            out = two;
+        }
+    }
     Context {
         roots: projects
             .iter()
@@ -211,6 +224,38 @@ fn scope(
         }
     }
     root.to_path_buf()
+}
+
+/// The first two eksctl configs among `files` that define clusters of
+/// different names, if there are two: a pre-scan that models one small
+/// file at a time and stops there.
+fn two_clusters(files: &[Candidate]) -> Option<Vec<Candidate>> {
+    let sources = fplint_core::sources::Sources::default();
+    let mut seen: Vec<(String, &Candidate)> = Vec::new();
+    for c in files.iter().filter(|c| !is_tf(&c.path)) {
+        let Ok(bytes) = std::fs::read(&c.path) else {
+            continue;
+        };
+        if !bytes.windows(18).any(|w| w == b"eksctl.io/v1alpha5") {
+            continue;
+        }
+        let Ok(f) = sources.load(&c.path) else {
+            continue;
+        };
+        let unit =
+            fplint_core::frontend::load_document_file(&f, fplint_core::tree::Limits::default());
+        for cluster in &unit.clusters {
+            if cluster.name.known().is_some() && seen.iter().all(|(k, _)| *k != cluster.key) {
+                seen.push((cluster.key.clone(), c));
+            }
+        }
+        if let [(_, a), (_, b), ..] = seen.as_slice() {
+            let mut two = vec![(*a).clone(), (*b).clone()];
+            two.dedup();
+            return Some(two);
+        }
+    }
+    None
 }
 
 fn is_tf(p: &Path) -> bool {
