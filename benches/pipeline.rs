@@ -128,7 +128,7 @@ fn incremental(c: &mut Criterion) {
     let render = fplint::render::json::render;
     assert_eq!(render(&ws.check()), render(&fresh));
     let mut g = c.benchmark_group("incremental_10mb");
-    g.sample_size(20);
+    g.sample_size(10);
     for (name, file) in [
         ("edit_eksctl", "team-00042/cluster.yaml"),
         ("edit_terraform", "team-00042/infra/variables.tf"),
