@@ -2,7 +2,7 @@
 //! findings), against bare parsing of the same files, so the cost of the
 //! model and the rules over parsing stays visible.
 //!
-//! `cargo bench --bench pipeline`
+//! `cargo bench --bench pipeline` (`-- incremental` for the workspace alone)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fplint::lint::{self, ConfigChoice, Options};
@@ -109,5 +109,51 @@ fn pipeline(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, pipeline);
+/// One edit to one file of the 10 MB tree, re-checked by a [`fplint::Workspace`].
+fn incremental(c: &mut Criterion) {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    };
+    if let Err(e) = xtask::generate(dir.path(), 10 * 1024 * 1024) {
+        panic!("generate: {e}");
+    }
+    let linter = fplint::Linter::default().with_options(Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    });
+    let fresh = linter.check_paths(&[dir.path()]);
+    let mut ws = linter.open(&[dir.path()]);
+    // File ids follow the order of reading; the rendered report does not.
+    let render = fplint::render::json::render;
+    assert_eq!(render(&ws.check()), render(&fresh));
+    let mut g = c.benchmark_group("incremental_10mb");
+    g.sample_size(10);
+    for (name, file) in [
+        ("edit_eksctl", "team-00042/cluster.yaml"),
+        ("edit_terraform", "team-00042/infra/variables.tf"),
+    ] {
+        let path = dir.path().join(file);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => panic!("{file}: {e}"),
+        };
+        // Two texts in turn, so that every iteration is a real change.
+        let texts = [format!("{text}\n# edited\n"), text];
+        let mut turn = 0;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                turn ^= 1;
+                assert!(ws.set_overlay(&path, texts[turn].as_str()));
+                ws.check().diagnostics.len()
+            })
+        });
+    }
+    g.bench_function("check_unchanged", |b| {
+        b.iter(|| ws.check().diagnostics.len())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, pipeline, incremental);
 criterion_main!(benches);

@@ -781,3 +781,67 @@ fn a_finding_on_a_built_workload_relates_the_overlay() {
     assert_eq!(r["line"], 2);
     assert_eq!(r["message"], "overlay `overlays/dev` builds it here");
 }
+
+/// A kustomize project with its cluster: one base, a `prod` overlay in a
+/// namespace a profile selects and a `dev` overlay in one none does, and a
+/// manifest no kustomization includes.
+fn kustomize_repo(dir: &Path) {
+    write(dir, "fplint.toml", "");
+    write(
+        dir,
+        "cluster.yaml",
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: shop, region: eu-west-1}\niam:\n  withOIDC: true\nfargateProfiles:\n  - name: apps\n    selectors:\n      - namespace: shop\n",
+    );
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx\n          resources:\n            requests: {cpu: 250m, memory: 512Mi}\n";
+    write(dir, "base/deployment.yaml", deployment);
+    write(
+        dir,
+        "base/kustomization.yaml",
+        "resources: [deployment.yaml]\n",
+    );
+    for (env, ns) in [("prod", "shop"), ("dev", "dev")] {
+        write(
+            dir,
+            &format!("overlays/{env}/kustomization.yaml"),
+            &format!("resources: [../../base]\nnamespace: {ns}\n"),
+        );
+    }
+    write(
+        dir,
+        "other/web.yaml",
+        &deployment.replace("  name: web\n", "  name: other\n  namespace: shop\n"),
+    );
+}
+
+#[test]
+fn a_named_base_file_is_checked_as_its_overlays_build_it() {
+    let dir = tmp();
+    kustomize_repo(dir.path());
+    // Named alone, the base has no namespace; its overlays give it one.
+    let o = fplint(
+        &["check", "--format", "concise", "base/deployment.yaml"],
+        dir.path(),
+    );
+    assert_eq!(
+        stdout(&o),
+        "overlays/dev/kustomization.yaml:2:12: FP011 [error] Deployment `web` (overlay `overlays/dev`) in namespace `dev` matches no Fargate profile of cluster `shop`, which has no nodes: its pods stay Pending\n"
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // Paths are shown as given, from a folder below the project.
+    let o = fplint(
+        &["check", "--format", "concise", "../base/deployment.yaml"],
+        &dir.path().join("overlays"),
+    );
+    assert!(
+        stdout(&o).starts_with(
+            "dev/kustomization.yaml:2:12: FP011 [error] Deployment `web` (overlay `dev`)"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // A file no kustomization includes builds no overlay.
+    let o = fplint(&["check", "--format", "json", "other/web.yaml"], dir.path());
+    let out = stdout(&o);
+    assert!(!out.contains("overlay"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+}

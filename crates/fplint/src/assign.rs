@@ -233,7 +233,9 @@ fn canonical(p: &Path) -> PathBuf {
 
 /// The folders that define clusters, canonical.
 struct Folders {
-    defined: Vec<(PathBuf, String)>,
+    /// For each folder holding a cluster's folder (at any depth), the
+    /// keys defined under it: up to two, enough to tell "exactly one".
+    under: HashMap<PathBuf, Vec<String>>,
     /// Keys defined in more than one folder (a cluster and its fixed copy):
     /// a key names no one cluster, so a folder cannot pick it.
     shared: BTreeSet<String>,
@@ -269,8 +271,19 @@ impl Folders {
             .filter(|(_, dirs)| dirs.len() > 1)
             .map(|(k, _)| k.to_string())
             .collect();
+        // Indexed by ancestor once: a scan of every cluster per folder
+        // asked is quadratic on a tree of thousands of clusters.
+        let mut under: HashMap<PathBuf, Vec<String>> = HashMap::new();
+        for (dir, key, _) in &defined {
+            for up in dir.ancestors() {
+                let keys = under.entry(up.to_path_buf()).or_default();
+                if keys.len() < 2 && !keys.contains(key) {
+                    keys.push(key.clone());
+                }
+            }
+        }
         Folders {
-            defined: defined.into_iter().map(|(d, k, _)| (d, k)).collect(),
+            under,
             shared,
             memo: RefCell::new(HashMap::new()),
         }
@@ -279,7 +292,7 @@ impl Folders {
     /// The cluster of the nearest folder at or above `dir` that defines any:
     /// when it defines exactly one. Further up there are only more.
     fn nearest(&self, dir: &Path) -> Option<String> {
-        if self.defined.is_empty() {
+        if self.under.is_empty() {
             return None;
         }
         if let Some(hit) = self.memo.borrow().get(dir) {
@@ -287,21 +300,11 @@ impl Folders {
         }
         let mut found = None;
         for up in dir.ancestors() {
-            let keys: BTreeSet<&String> = self
-                .defined
-                .iter()
-                .filter(|(d, _)| d.starts_with(up))
-                .map(|(_, k)| k)
-                .collect();
-            if keys.is_empty() {
+            let Some(keys) = self.under.get(up) else {
                 continue;
-            }
-            if keys.len() == 1 {
-                found = keys
-                    .into_iter()
-                    .next()
-                    .filter(|k| !self.shared.contains(*k))
-                    .cloned();
+            };
+            if let [key] = keys.as_slice() {
+                found = Some(key.clone()).filter(|k| !self.shared.contains(k));
             }
             break;
         }

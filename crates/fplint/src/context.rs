@@ -44,6 +44,10 @@ pub struct Context {
     pub roots: Vec<PathBuf>,
     /// Files under the roots that may define clusters.
     pub files: Vec<Candidate>,
+    /// The kustomize build roots (overlays) whose builds read a named
+    /// file, shown as the named file is: a changed base manifest is
+    /// checked as the overlays build it.
+    pub builds: Vec<PathBuf>,
 }
 
 /// Files under the named files' project roots that may define clusters,
@@ -64,6 +68,9 @@ pub fn candidates(
     // Files anywhere under a project root may be read (a local module's
     // source); only the scope is searched for cluster definitions.
     let mut projects: Vec<PathBuf> = Vec::new();
+    // Whether every named file's nearest folder with clusters is its
+    // project root (none below it has any).
+    let mut all_at_root = true;
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
@@ -72,7 +79,9 @@ pub fn candidates(
             if whole_root {
                 return root;
             }
-            scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed)
+            let found = scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed);
+            all_at_root &= found == root;
+            found
         })
         .collect();
     roots.sort();
@@ -134,13 +143,51 @@ pub fn candidates(
     );
     out.sort();
     out.dedup();
+    // The named files' workloads are assigned by the root's clusters: with
+    // two or more there, none is (no `[clusters] paths` to say which), so
+    // two clusters say as much as all of them, at a fraction of the cost.
+    if !whole_root && all_at_root && !walked.iter().any(|c| may_define_cluster(&c.path)) {
+        if let Some(two) = two_clusters(&out) {
+            out = two;
+        }
+    }
     Context {
         roots: projects
             .iter()
             .map(|r| relative_to(cwd.as_deref(), r))
             .collect(),
         files: out,
+        builds: builds_including(&named, cwd.as_deref()),
     }
+}
+
+/// The overlays whose builds read a named YAML or JSON file, one walk per
+/// project root; shown relative to the working folder, or absolute when
+/// the named file was given so.
+fn builds_including(named: &[&Candidate], cwd: Option<&Path>) -> Vec<PathBuf> {
+    let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(PathBuf, bool)>> =
+        std::collections::BTreeMap::new();
+    for c in named {
+        if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
+            continue;
+        }
+        let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+        by_root
+            .entry(root_of(&c.path))
+            .or_default()
+            .push((abs, c.path.is_absolute()));
+    }
+    let mut out = Vec::new();
+    for (root, files) in by_root {
+        let absolute = files.iter().any(|(_, a)| *a);
+        let files: Vec<PathBuf> = files.into_iter().map(|(f, _)| f).collect();
+        for r in crate::kustomize::roots_including_any(&files, &root) {
+            out.push(if absolute { r } else { relative_to(cwd, &r) });
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The nearest folder at or above the named file's (up to `root`) holding
@@ -177,6 +224,38 @@ fn scope(
         }
     }
     root.to_path_buf()
+}
+
+/// The first two eksctl configs among `files` that define clusters of
+/// different names, if there are two: a pre-scan that models one small
+/// file at a time and stops there.
+fn two_clusters(files: &[Candidate]) -> Option<Vec<Candidate>> {
+    let sources = fplint_core::sources::Sources::default();
+    let mut seen: Vec<(String, &Candidate)> = Vec::new();
+    for c in files.iter().filter(|c| !is_tf(&c.path)) {
+        let Ok(bytes) = std::fs::read(&c.path) else {
+            continue;
+        };
+        if !bytes.windows(18).any(|w| w == b"eksctl.io/v1alpha5") {
+            continue;
+        }
+        let Ok(f) = sources.load(&c.path) else {
+            continue;
+        };
+        let unit =
+            fplint_core::frontend::load_document_file(&f, fplint_core::tree::Limits::default());
+        for cluster in &unit.clusters {
+            if cluster.name.known().is_some() && seen.iter().all(|(k, _)| *k != cluster.key) {
+                seen.push((cluster.key.clone(), c));
+            }
+        }
+        if let [(_, a), (_, b), ..] = seen.as_slice() {
+            let mut two = vec![(*a).clone(), (*b).clone()];
+            two.dedup();
+            return Some(two);
+        }
+    }
+    None
 }
 
 fn is_tf(p: &Path) -> bool {

@@ -13,7 +13,18 @@ use std::path::{Path, PathBuf};
 /// (`kustomization.yaml`, `.yml`, or `Kustomization`, which has no
 /// extension and is looked for next to the files walked).
 pub fn plan(files: &[Candidate], sources: &Sources, limits: Limits) -> Plan {
-    let mut dirs = BTreeSet::new();
+    plan_with_roots(files, &[], sources, limits)
+}
+
+/// [`plan`], with more build roots to build (the overlays that include a
+/// named file, see [`crate::context::Context::builds`]).
+pub fn plan_with_roots(
+    files: &[Candidate],
+    roots: &[PathBuf],
+    sources: &Sources,
+    limits: Limits,
+) -> Plan {
+    let mut dirs: BTreeSet<PathBuf> = roots.iter().cloned().collect();
     let mut parents = BTreeSet::new();
     for c in files {
         let parent = c
@@ -50,6 +61,12 @@ fn read(dir: &Path, sources: &Sources, limits: Limits) -> Option<Node> {
 /// run on one changed file (a pre-commit hook), the overlays to build
 /// instead of linting a base manifest alone.
 pub fn roots_including(file: &Path, project_root: &Path) -> Vec<PathBuf> {
+    roots_including_any(std::slice::from_ref(&file.to_path_buf()), project_root)
+}
+
+/// The build roots under `project_root` whose builds read any of `files`
+/// (in the form `project_root` gives them), with one walk of the project.
+pub fn roots_including_any(files: &[PathBuf], project_root: &Path) -> Vec<PathBuf> {
     let mut dirs = BTreeSet::new();
     for entry in ignore::WalkBuilder::new(project_root)
         .hidden(true)
@@ -67,6 +84,9 @@ pub fn roots_including(file: &Path, project_root: &Path) -> Vec<PathBuf> {
             }
         }
     }
+    if dirs.is_empty() {
+        return Vec::new();
+    }
     // Read straight from disk: nothing of these files is reported.
     let plan = Plan::new(dirs, |dir| {
         let text = std::fs::read_to_string(kustomize::kustomization_in(dir)?).ok()?;
@@ -75,7 +95,10 @@ pub fn roots_including(file: &Path, project_root: &Path) -> Vec<PathBuf> {
             .into_iter()
             .next()
     });
-    plan.roots_including(file)
+    let mut roots: Vec<PathBuf> = files.iter().flat_map(|f| plan.roots_including(f)).collect();
+    roots.sort();
+    roots.dedup();
+    roots
 }
 
 #[cfg(test)]

@@ -54,6 +54,7 @@ pub mod render;
 pub mod select;
 pub mod suppress;
 pub mod walk;
+mod workspace;
 
 pub use fplint_core as core;
 pub use fplint_core::{Diagnostic, Severity};
@@ -62,6 +63,7 @@ pub use fplint_rules as rules;
 pub use config::{Config, ConfigError};
 pub use lint::{ConfigChoice, Loaded, Options, Report};
 pub use notice::{Notice, NoticeKind};
+pub use workspace::Workspace;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -171,6 +173,15 @@ impl Linter {
     pub fn check_paths<P: AsRef<Path>>(&self, paths: &[P]) -> Report {
         let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
         lint::run_with_config(&paths, &self.options, &self.config)
+    }
+
+    /// Walk and model `paths` once, and keep the project for checks after
+    /// each change: a [`Workspace`], which re-models only the units a
+    /// change touches (for editors and servers). Its [`Workspace::check`]
+    /// reports what [`Linter::check_paths`] would over the same files.
+    pub fn open<P: AsRef<Path>>(&self, paths: &[P]) -> Workspace {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        Workspace::open(self.clone(), paths)
     }
 
     /// Model `paths` without running the rules: the project model, for

@@ -177,7 +177,7 @@ pub struct Loaded {
 const UNIT_BATCH: usize = 512;
 
 /// A unit to model; `true` when it is read only as context.
-enum Job<'a> {
+pub(crate) enum Job<'a> {
     Document(&'a Candidate, bool),
     Module(PathBuf, Vec<&'a Candidate>, bool),
     /// A kustomize build root folder.
@@ -186,26 +186,79 @@ enum Job<'a> {
     Called(Vec<&'a Candidate>),
 }
 
+impl Job<'_> {
+    /// The files the unit is made of (none for a build: what it reads is
+    /// in its kustomizations).
+    pub(crate) fn paths(&self) -> Vec<&Path> {
+        match self {
+            Job::Document(c, _) => vec![c.path.as_path()],
+            Job::Module(_, files, _) | Job::Called(files) => {
+                files.iter().map(|c| c.path.as_path()).collect()
+            }
+            Job::Build(_) => Vec::new(),
+        }
+    }
+
+    /// What kind of unit it is: a folder may turn from a root module into
+    /// a called one, a file from context into a named one.
+    pub(crate) fn kind(&self) -> u8 {
+        match self {
+            Job::Document(_, false) => 0,
+            Job::Document(_, true) => 1,
+            Job::Module(.., false) => 2,
+            Job::Module(.., true) => 3,
+            Job::Build(_) => 4,
+            Job::Called(_) => 5,
+        }
+    }
+}
+
+/// One unit as its frontend made it, before the project is finished.
+#[derive(Clone)]
+pub(crate) struct Modelled {
+    pub(crate) unit: UnitOutput,
+    /// The note a named file that was not linted gets.
+    pub(crate) notice: Option<Notice>,
+    /// Where the unit's clusters live when not where their file is (a
+    /// Terraform root module's folder).
+    pub(crate) home: Option<PathBuf>,
+}
+
 /// Walk `paths` and model every file, on fplint's worker threads.
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     in_pool(|| load_here(paths, opts, cfg))
 }
 
-fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
-    let (limits, max_file_size) = opts.effective_limits(cfg);
-    let base = cfg.base_dir();
-    let exclude = match (&cfg.exclude, &base) {
+/// `exclude` of the configuration, with the folder its globs start at.
+pub(crate) fn exclude_of<'a>(
+    cfg: &'a Config,
+    base: &'a Option<PathBuf>,
+) -> Option<(&'a globset::GlobSet, &'a Path)> {
+    match (&cfg.exclude, base) {
         (Some(set), Some(dir)) => Some((set, dir.as_path())),
         _ => None,
-    };
-    let walked = walk::walk(paths, exclude);
-    let context = if opts.project_context {
+    }
+}
+
+/// The context of the named files among `walked`, when the options ask for it.
+pub(crate) fn context_of(
+    walked: &[Candidate],
+    opts: &Options,
+    cfg: &Config,
+    base: &Option<PathBuf>,
+) -> crate::context::Context {
+    if opts.project_context {
         let anywhere = cfg.clusters.values().any(|o| !o.paths.is_empty());
-        crate::context::candidates(&walked.files, exclude, anywhere)
+        crate::context::candidates(walked, exclude_of(cfg, base), anywhere)
     } else {
         crate::context::Context::default()
-    };
-    let roots: Vec<PathBuf> = paths
+    }
+}
+
+/// The folders reads are confined to: each path (a file's folder), and the
+/// named files' project roots.
+pub(crate) fn roots_of(paths: &[PathBuf], context: &[PathBuf]) -> Vec<PathBuf> {
+    paths
         .iter()
         .map(|p| {
             if p.is_file() {
@@ -222,26 +275,61 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
                 p
             }
         })
-        .chain(context.roots.iter().cloned())
-        .collect();
-    let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
-    sources.max_file_size = max_file_size;
-    let sources = Arc::new(sources);
+        .chain(context.iter().cloned())
+        .collect()
+}
 
-    // A unit is a YAML/JSON file, a folder of `.tf` files (one module), or
-    // a kustomize build; what a build reads is not linted alone.
-    let builds = crate::kustomize::plan(&walked.files, &sources, limits);
+/// The notes for paths that hold nothing to lint.
+pub(crate) fn empty_notices(empty: &[PathBuf]) -> Vec<Notice> {
+    empty
+        .iter()
+        .map(|p| {
+            Notice::new(
+                NoticeKind::NothingToLint,
+                Some(fplint_core::sources::display_path(p)),
+                "no YAML, JSON or Terraform file here to lint",
+            )
+        })
+        .collect()
+}
+
+/// The units `files` (and `context` files, read for their clusters only)
+/// make, in key order, the order they are absorbed in. A unit is a
+/// YAML/JSON file, a folder of `.tf` files (one module), or a kustomize
+/// build; what a build reads is not linted alone.
+pub(crate) fn plan_units<'a>(
+    files: &'a [Candidate],
+    context: &'a crate::context::Context,
+    sources: &Sources,
+    limits: Limits,
+) -> Vec<(String, Job<'a>)> {
+    let builds = crate::kustomize::plan_with_roots(files, &context.builds, sources, limits);
+    let context = &context.files;
+    let max = sources.max_file_size;
+    plan_with(files, context, &builds, &|dir, files| {
+        let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
+        fplint_core::frontend::terraform::local_calls(dir, &paths, max)
+    })
+}
+
+/// [`plan_units`], given the kustomize builds and the local modules each
+/// folder calls (a workspace keeps both between checks).
+pub(crate) fn plan_with<'a>(
+    files: &'a [Candidate],
+    context: &'a [Candidate],
+    builds: &fplint_core::frontend::kustomize::Plan,
+    calls: &(dyn Fn(&PathBuf, &[&Candidate]) -> Vec<PathBuf> + Sync),
+) -> Vec<(String, Job<'a>)> {
     let mut modules: BTreeMap<(PathBuf, bool), Vec<&Candidate>> = BTreeMap::new();
     let mut jobs: Vec<(String, Job)> = builds
         .roots
         .iter()
         .map(|r| (fplint_core::sources::display_path(r), Job::Build(r.clone())))
         .collect();
-    let all = walked
-        .files
+    let all = files
         .iter()
         .map(|c| (c, false))
-        .chain(context.files.iter().map(|c| (c, true)));
+        .chain(context.iter().map(|c| (c, true)));
     for (c, ctx) in all {
         if builds.includes(&c.path) {
             continue;
@@ -268,7 +356,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         .filter(|((_, ctx), _)| !ctx)
         .map(|((d, _), f)| (d.clone(), f.clone()))
         .collect();
-    let called = crate::modules::called_folders(&linted, max_file_size);
+    let called = crate::modules::called_folders_with(&linted, calls);
     for ((dir, ctx), files) in modules {
         let job = if !ctx && called.contains(&dir) {
             Job::Called(files)
@@ -278,71 +366,99 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         jobs.push((fplint_core::sources::display_path(&dir), job));
     }
     jobs.sort_by(|a, b| a.0.cmp(&b.0));
+    jobs
+}
+
+/// Read and model one unit, on the calling thread.
+pub(crate) fn model_unit(job: &Job, sources: &Sources, limits: Limits) -> Modelled {
+    let (mut unit, notice) = match job {
+        Job::Document(c, ctx) => load_document(c, *ctx, sources, limits),
+        Job::Module(dir, files, ctx) => {
+            let mut unit = load_terraform(dir, files, sources, limits);
+            if *ctx {
+                as_context(&mut unit);
+            }
+            (unit, None)
+        }
+        Job::Build(dir) => (load_build(dir, sources, limits), None),
+        Job::Called(files) => (load_called(files, sources), None),
+    };
+    unit.compact();
+    // A module's clusters live where the module is run, whatever file of a
+    // called module defines them.
+    let home = match job {
+        Job::Module(dir, ..) => Some(dir.clone()),
+        Job::Document(..) | Job::Build(..) | Job::Called(..) => None,
+    };
+    Modelled { unit, notice, home }
+}
+
+/// What runs on the whole project once every unit is absorbed: clusters
+/// described in several files joined, list caps, the configuration's
+/// cluster overrides, cluster assignment (`homes`: each cluster's home, by
+/// index) and the note on what has no cluster. Returns the findings and the
+/// note.
+pub(crate) fn finish_project(
+    project: &mut Project,
+    cfg: &Config,
+    sources: &Sources,
+    base: Option<&Path>,
+    limits: Limits,
+    homes: &[Option<PathBuf>],
+) -> (Vec<Diagnostic>, Option<Notice>) {
+    fplint_core::join::join_clusters(project);
+    let diagnostics = cap_lists(project, limits.max_list_items);
+    apply_cluster_overrides(project, cfg);
+    let unassigned = crate::assign::assign_with_homes(project, cfg, sources, base, homes);
+    (diagnostics, unassigned.notice(project))
+}
+
+/// Let go of the texts of files `from..` once modelled: the text is read
+/// again only for files that get findings.
+pub(crate) fn release_texts(sources: &Sources, from: usize) -> usize {
+    let upto = sources.len();
+    (from..upto).into_par_iter().for_each(|id| {
+        let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
+        sources.release_text(id, crate::suppress::may_have_directives);
+    });
+    upto
+}
+
+fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
+    let (limits, max_file_size) = opts.effective_limits(cfg);
+    let base = cfg.base_dir();
+    let walked = walk::walk(paths, exclude_of(cfg, &base));
+    let context = context_of(&walked.files, opts, cfg, &base);
+    let mut sources = Sources::new(roots_of(paths, &context.roots)).with_overlays(&opts.overlays);
+    sources.max_file_size = max_file_size;
+    let sources = Arc::new(sources);
+    let jobs = plan_units(&walked.files, &context, &sources, limits);
 
     // Units are modelled in parallel a batch at a time and absorbed in key
     // order, so only one batch of unit models lives beside the project.
     let mut project = Project::default();
     let mut diagnostics = Vec::new();
     let mut suppressions = Vec::new();
-    let mut notices: Vec<Notice> = walked
-        .empty
-        .iter()
-        .map(|p| {
-            Notice::new(
-                NoticeKind::NothingToLint,
-                Some(fplint_core::sources::display_path(p)),
-                "no YAML, JSON or Terraform file here to lint",
-            )
-        })
-        .collect();
+    let mut notices = empty_notices(&walked.empty);
     let mut homes: Vec<Option<PathBuf>> = Vec::new();
     let mut released = 0;
     for batch in jobs.chunks(UNIT_BATCH) {
-        let units: Vec<(UnitOutput, Option<Notice>)> = batch
+        let units: Vec<Modelled> = batch
             .par_iter()
-            .map(|(_, job)| {
-                let (mut unit, notice) = match job {
-                    Job::Document(c, ctx) => load_document(c, *ctx, &sources, limits),
-                    Job::Module(dir, files, ctx) => {
-                        let mut unit = load_terraform(dir, files, &sources, limits);
-                        if *ctx {
-                            as_context(&mut unit);
-                        }
-                        (unit, None)
-                    }
-                    Job::Build(dir) => (load_build(dir, &sources, limits), None),
-                    Job::Called(files) => (load_called(files, &sources), None),
-                };
-                unit.compact();
-                (unit, notice)
-            })
+            .map(|(_, job)| model_unit(job, &sources, limits))
             .collect();
-        for ((mut unit, notice), (_, job)) in units.into_iter().zip(batch) {
-            // A module's clusters live where the module is run, whatever
-            // file of a called module defines them.
-            let home = match job {
-                Job::Module(dir, ..) => Some(dir.clone()),
-                Job::Document(..) | Job::Build(..) | Job::Called(..) => None,
-            };
-            homes.extend(std::iter::repeat_n(home, unit.clusters.len()));
-            notices.extend(notice);
-            suppressions.append(&mut unit.suppressions);
-            diagnostics.extend(frontend::absorb(&mut project, unit));
+        for mut m in units {
+            homes.extend(std::iter::repeat_n(m.home, m.unit.clusters.len()));
+            notices.extend(m.notice);
+            suppressions.append(&mut m.unit.suppressions);
+            diagnostics.extend(frontend::absorb(&mut project, m.unit));
         }
-        // Modelled: the text is read again only for files that get findings.
-        let upto = sources.len();
-        (released..upto).into_par_iter().for_each(|id| {
-            let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
-            sources.release_text(id, crate::suppress::may_have_directives);
-        });
-        released = upto;
+        released = release_texts(&sources, released);
     }
-    fplint_core::join::join_clusters(&mut project);
-    diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
-    apply_cluster_overrides(&mut project, cfg);
-    let unassigned =
-        crate::assign::assign_with_homes(&mut project, cfg, &sources, base.as_deref(), &homes);
-    notices.extend(unassigned.notice(&project));
+    let (found, unassigned) =
+        finish_project(&mut project, cfg, &sources, base.as_deref(), limits, &homes);
+    diagnostics.extend(found);
+    notices.extend(unassigned);
     notices.sort();
     Loaded {
         project,
@@ -445,11 +561,9 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
-    fplint_core::join::join_clusters(&mut project);
-    diagnostics.extend(cap_lists(&mut project, limits.max_list_items));
-    apply_cluster_overrides(&mut project, cfg);
-    let unassigned = crate::assign::assign(&mut project, cfg, &sources, None);
-    let notices = unassigned.notice(&project).into_iter().collect();
+    let (found, unassigned) = finish_project(&mut project, cfg, &sources, None, limits, &[]);
+    diagnostics.extend(found);
+    let notices = unassigned.into_iter().collect();
     let loaded = Loaded {
         project,
         sources,

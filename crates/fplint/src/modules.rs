@@ -17,12 +17,23 @@ pub fn called_folders(
     modules: &BTreeMap<PathBuf, Vec<&Candidate>>,
     max_file_size: u64,
 ) -> HashSet<PathBuf> {
+    called_folders_with(modules, &|dir, files| {
+        let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
+        local_calls(dir, &paths, max_file_size)
+    })
+}
+
+/// [`called_folders`], with the local modules a folder calls given by
+/// `calls` (a workspace keeps them between checks).
+pub(crate) fn called_folders_with(
+    modules: &BTreeMap<PathBuf, Vec<&Candidate>>,
+    calls: &(dyn Fn(&PathBuf, &[&Candidate]) -> Vec<PathBuf> + Sync),
+) -> HashSet<PathBuf> {
     let norm: BTreeMap<PathBuf, &PathBuf> = modules.keys().map(|d| (normalize(d), d)).collect();
     let edges: Vec<(PathBuf, Vec<PathBuf>)> = modules
         .par_iter()
         .map(|(dir, files)| {
-            let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
-            let calls = local_calls(dir, &paths, max_file_size);
+            let calls = calls(dir, files);
             let own = normalize(dir);
             let calls = calls
                 .into_iter()

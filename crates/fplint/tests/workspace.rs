@@ -10,6 +10,8 @@ kind: ClusterConfig
 metadata:
   name: shop
   region: eu-west-1
+iam:
+  withOIDC: true
 fargateProfiles:
   - name: fp-system
     selectors:
@@ -238,26 +240,6 @@ fn overlays_stand_in_for_the_disk() {
 }
 
 #[test]
-fn check_source_reads_its_project_for_context() {
-    let (_tmp, root) = project();
-    std::fs::write(root.join("fplint.toml"), "").unwrap();
-    let linter = Linter::discover(&[&root]).unwrap();
-    let web = root.join("web.yaml");
-    let name = web.to_string_lossy();
-    // The only cluster of the project runs the manifest: FP011, and only
-    // findings in the file asked about.
-    let report = linter.check_source(&name, &deployment("other"));
-    assert_eq!(codes(&report), [("web.yaml".to_string(), "FP011")]);
-    assert!(linter
-        .check_source(&name, &deployment("shop"))
-        .diagnostics()
-        .is_empty());
-    // Without a project, the manifest stands alone: its cluster is unknown.
-    let alone = Linter::default().check_source("web.yaml", &deployment("other"));
-    assert_eq!(codes(&alone), []);
-}
-
-#[test]
 fn a_file_added_to_a_local_module_reaches_its_callers() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
@@ -283,11 +265,133 @@ fn a_file_added_to_a_local_module_reaches_its_callers() {
             .sum()
     };
     let mut ws = linter().open(&[root]);
-    // The module's own unit, and its caller's.
-    assert_eq!(profiles(&ws.check()), 2);
+    let before = profiles(&assert_fresh(&ws, root));
+    assert!(before >= 1);
     std::fs::write(root.join("modules/fargate/extra.tf"), profile("q", "y")).unwrap();
     assert!(ws.file_changed(&root.join("modules/fargate/extra.tf")));
-    let report = ws.check();
-    assert_eq!(profiles(&report), 4);
+    let report = assert_fresh(&ws, root);
+    assert!(profiles(&report) > before);
     assert_eq!(profiles(&report), profiles(&linter().check_paths(&[root])));
+
+    // The caller stops calling the folder: it is a root module of its own.
+    std::fs::write(
+        root.join("main.tf"),
+        "resource \"aws_eks_cluster\" \"c\" { name = \"c\" }\n",
+    )
+    .unwrap();
+    assert!(ws.file_changed(&root.join("main.tf")));
+    assert_fresh(&ws, root);
+}
+
+const OVERLAY: &str = "resources: [../../base]\nnamespace: NS\n";
+
+/// A kustomize project: one base, two overlays, one cluster.
+fn kustomize_project() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    std::fs::write(root.join("cluster.yaml"), CLUSTER).unwrap();
+    for dir in ["base", "overlays/prod", "overlays/dev"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    let base = deployment("x").replace("  namespace: x\n", "");
+    std::fs::write(root.join("base/deployment.yaml"), base).unwrap();
+    std::fs::write(
+        root.join("base/kustomization.yaml"),
+        "resources: [deployment.yaml]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("overlays/prod/kustomization.yaml"),
+        OVERLAY.replace("NS", "shop"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("overlays/dev/kustomization.yaml"),
+        OVERLAY.replace("NS", "dev"),
+    )
+    .unwrap();
+    (tmp, root)
+}
+
+#[test]
+fn kustomize_builds_follow_their_files() {
+    let (_tmp, root) = kustomize_project();
+    let mut ws = linter().open(&[&root]);
+    // dev lands in a namespace no profile selects (where its overlay says so).
+    assert_eq!(
+        codes(&assert_fresh(&ws, &root)),
+        [("kustomization.yaml".to_string(), "FP011")]
+    );
+
+    // The overlay's kustomization changes: its build is made again.
+    let dev = root.join("overlays/dev/kustomization.yaml");
+    std::fs::write(&dev, OVERLAY.replace("NS", "shop")).unwrap();
+    assert!(ws.file_changed(&dev));
+    assert_eq!(codes(&assert_fresh(&ws, &root)), []);
+
+    // A base file both builds read: both are made again.
+    let base = root.join("base/deployment.yaml");
+    let text = std::fs::read_to_string(&base).unwrap();
+    assert!(ws.set_overlay(&base, text.replace("requests", "limits")));
+    let edited = json(&ws.check());
+    std::fs::write(&base, text.replace("requests", "limits")).unwrap();
+    assert_eq!(edited, json(&linter().check_paths(&[&root])));
+    ws.remove_overlay(&base);
+    assert_fresh(&ws, &root);
+
+    // A patch file created and named by the overlay.
+    std::fs::write(
+        root.join("overlays/dev/patch.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      nodeSelector: {disk: ssd}\n",
+    )
+    .unwrap();
+    assert!(ws.file_changed(&root.join("overlays/dev/patch.yaml")));
+    assert_fresh(&ws, &root);
+    std::fs::write(
+        &dev,
+        "resources: [../../base]\nnamespace: dev\npatches: [{path: patch.yaml}]\n",
+    )
+    .unwrap();
+    assert!(ws.file_changed(&dev));
+    assert_fresh(&ws, &root);
+
+    // The base's kustomization is deleted: the overlays no longer build it.
+    std::fs::remove_file(root.join("base/kustomization.yaml")).unwrap();
+    assert!(ws.file_changed(&root.join("base/kustomization.yaml")));
+    assert_fresh(&ws, &root);
+}
+
+#[test]
+fn a_named_file_reads_its_project_as_context() {
+    let (_tmp, root) = project();
+    std::fs::write(root.join("fplint.toml"), "").unwrap();
+    std::fs::create_dir(root.join("apps")).unwrap();
+    let web = root.join("apps/web.yaml");
+    std::fs::write(&web, deployment("other")).unwrap();
+    let linter = Linter::discover(&[&web]).unwrap().with_options(Options {
+        project_context: true,
+        ..Options::default()
+    });
+    let mut ws = linter.open(&[&web]);
+    let fresh = |ws: &Workspace| {
+        let report = ws.check();
+        assert_eq!(json(&report), json(&linter.check_paths(&[&web])));
+        report
+    };
+    // The cluster at the project root runs it.
+    assert_eq!(codes(&fresh(&ws)), [("web.yaml".to_string(), "FP011")]);
+    // The context's cluster learns the namespace.
+    let cluster = root.join("cluster.yaml");
+    std::fs::write(
+        &cluster,
+        CLUSTER.replace("namespace: shop", "namespace: other"),
+    )
+    .unwrap();
+    assert!(ws.file_changed(&cluster));
+    assert_eq!(codes(&fresh(&ws)), []);
+    // The named file itself.
+    assert!(ws.set_overlay(&web, deployment("shop")));
+    assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
+    ws.remove_overlay(&web);
+    fresh(&ws);
 }

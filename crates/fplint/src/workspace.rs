@@ -1,17 +1,19 @@
 //! A project kept loaded between checks, for editors and servers: after one
 //! file changes, only the units that read it are modelled again.
 //!
-//! A unit is what the batch run models in one piece: a YAML/JSON file, or
-//! a folder of `.tf` files (one Terraform module). The workspace keeps each
-//! unit's model as its frontend made it, before cluster assignment, and
-//! builds the project from them for every check, in the batch run's order,
-//! so a check gives the same report as [`Linter::check_paths`] over the same
+//! A unit is what the batch run models in one piece: a YAML/JSON file, a
+//! folder of `.tf` files (one Terraform module), or a kustomize build. The
+//! workspace plans, models and finishes the project with the same steps as
+//! [`Linter::check_paths`]; it keeps each unit's model as its frontend made
+//! it, before the project-wide steps (clusters joined, homes, assignment),
+//! and builds the project from them for every check, in the batch run's
+//! order, so a check gives the same report as a fresh run over the same
 //! files.
 
-use crate::lint::{self, Loaded, Report};
+use crate::lint::{self, Loaded, Modelled, Report};
 use crate::walk::{self, Candidate};
 use crate::Linter;
-use fplint_core::frontend::{self, UnitOutput};
+use fplint_core::frontend;
 use fplint_core::model::Project;
 use fplint_core::sources::Sources;
 use fplint_core::tree::Limits;
@@ -19,7 +21,7 @@ use fplint_core::FileId;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A linted project kept in memory: its files, overlays (unsaved editor
 /// text) and one model per unit, re-checked after each change.
@@ -32,6 +34,7 @@ use std::sync::Arc;
 /// apiVersion: eksctl.io/v1alpha5
 /// kind: ClusterConfig
 /// metadata: { name: demo, region: eu-west-1 }
+/// availabilityZones: [eu-west-1a, eu-west-1b]
 /// fargateProfiles:
 ///   - name: system
 ///     selectors:
@@ -64,20 +67,31 @@ pub struct Workspace {
     /// Every file of the project, sorted, as the walk finds them.
     files: Vec<Candidate>,
     walk_errors: Vec<String>,
-    /// Paths (as in `files`) with an overlay.
-    overlays: HashSet<PathBuf>,
+    /// Folders given that hold nothing to lint.
+    empty: Vec<PathBuf>,
+    /// Files of the named files' projects read for their clusters, and
+    /// their project roots.
+    context: crate::context::Context,
+    /// Overlays by path (as in `files`).
+    overlays: HashMap<PathBuf, Arc<str>>,
+    /// The local modules each folder of `.tf` files calls.
+    calls: Mutex<HashMap<PathBuf, Vec<PathBuf>>>,
     /// One per unit, in the order the batch run absorbs them.
     units: Vec<(String, Unit)>,
+    /// The kustomize builds as last planned.
+    builds: fplint_core::frontend::kustomize::Plan,
 }
 
 /// One unit's model and what it was built from.
 struct Unit {
+    /// See [`lint::Job::kind`].
+    kind: u8,
     /// The files the unit is made of.
     paths: Vec<PathBuf>,
     /// Every file it read, context included: a change to any of them
     /// models the unit again.
     reads: Vec<FileId>,
-    output: UnitOutput,
+    modelled: Modelled,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -94,10 +108,8 @@ impl std::fmt::Debug for Workspace {
 impl Workspace {
     /// Walk `paths` and model every unit; see [`Linter::open`].
     pub(crate) fn open(linter: Linter, paths: Vec<PathBuf>) -> Workspace {
-        let (limits, max_file_size) = linter.options.effective_limits(&linter.config);
+        let (limits, _) = linter.options.effective_limits(&linter.config);
         let base = linter.config.base_dir();
-        let mut sources = Sources::new(lint::roots_of(&paths));
-        sources.max_file_size = max_file_size;
         let roots = paths
             .iter()
             .map(|p| {
@@ -111,14 +123,28 @@ impl Workspace {
             roots,
             limits,
             base,
-            sources: Arc::new(sources),
+            sources: Arc::new(Sources::default()),
             files: Vec::new(),
             walk_errors: Vec::new(),
-            overlays: HashSet::new(),
+            empty: Vec::new(),
+            context: crate::context::Context::default(),
+            overlays: HashMap::new(),
+            calls: Mutex::new(HashMap::new()),
             units: Vec::new(),
+            builds: fplint_core::frontend::kustomize::Plan::default(),
         };
+        ws.sources = Arc::new(ws.new_sources(&[]));
         ws.rescan();
         ws
+    }
+
+    fn new_sources(&self, context_roots: &[PathBuf]) -> Sources {
+        let opts = &self.linter.options;
+        let (_, max_file_size) = opts.effective_limits(&self.linter.config);
+        let mut sources =
+            Sources::new(lint::roots_of(&self.paths, context_roots)).with_overlays(&opts.overlays);
+        sources.max_file_size = max_file_size;
+        sources
     }
 
     /// The linter whose configuration and options this workspace checks with.
@@ -139,20 +165,29 @@ impl Workspace {
             let mut project = Project::default();
             let mut diagnostics = Vec::new();
             let mut suppressions = Vec::new();
+            let mut notices = lint::empty_notices(&self.empty);
+            let mut homes = Vec::new();
             // The unit models stay as their frontends made them: the
             // project-wide steps below change the copies.
             for (_, unit) in &self.units {
-                let mut out = unit.output.clone();
+                let m = &unit.modelled;
+                let mut out = m.unit.clone();
+                homes.extend(std::iter::repeat_n(m.home.clone(), out.clusters.len()));
+                notices.extend(m.notice.clone());
                 suppressions.append(&mut out.suppressions);
                 diagnostics.extend(frontend::absorb(&mut project, out));
             }
-            diagnostics.extend(lint::finish_project(
+            let (found, unassigned) = lint::finish_project(
                 &mut project,
                 &linter.config,
                 sources,
                 self.base.as_deref(),
                 self.limits,
-            ));
+                &homes,
+            );
+            diagnostics.extend(found);
+            notices.extend(unassigned);
+            notices.sort();
             let loaded = Loaded {
                 project,
                 sources: sources.clone(),
@@ -160,6 +195,7 @@ impl Workspace {
                 suppressions,
                 files_scanned: self.files.len(),
                 errors: self.walk_errors.clone(),
+                notices,
                 base: self.base.clone(),
             };
             lint::check_loaded(loaded, &linter.options, &linter.config)
@@ -177,9 +213,10 @@ impl Workspace {
         if !self.wanted(&local) {
             return false;
         }
-        match self.sources.set_overlay(&local, Some(text.into())) {
+        let text = text.into();
+        match self.sources.set_overlay(&local, Some(text.clone())) {
             Ok(old) => {
-                self.overlays.insert(local.clone());
+                self.overlays.insert(local.clone(), text);
                 self.changed(local, old);
                 true
             }
@@ -192,7 +229,7 @@ impl Workspace {
         let Some(local) = self.local_path(path) else {
             return;
         };
-        if self.overlays.remove(&local) {
+        if self.overlays.remove(&local).is_some() {
             let old = self.sources.set_overlay(&local, None).ok().flatten();
             self.changed(local, old);
         }
@@ -208,7 +245,8 @@ impl Workspace {
             return false;
         };
         let old = self.sources.forget(&local);
-        let known = self.files.binary_search_by(|c| c.path.cmp(&local)).is_ok();
+        let known =
+            self.files.binary_search_by(|c| c.path.cmp(&local)).is_ok() || self.is_context(&local);
         if !known && old.is_none() && !self.wanted(&local) {
             return false;
         }
@@ -217,43 +255,68 @@ impl Workspace {
     }
 
     /// Walk the project's paths again: files added or removed since join
-    /// or leave it, and the units they belong to are modelled again. Files
-    /// edited in place are not detected; see [`Workspace::file_changed`].
+    /// or leave it, the named files' context is searched again, and the
+    /// units they belong to are modelled again. Files edited in place are
+    /// not detected; see [`Workspace::file_changed`].
     pub fn rescan(&mut self) {
         let cfg = &self.linter.config;
-        let exclude = match (&cfg.exclude, &self.base) {
-            (Some(set), Some(dir)) => Some((set, dir.as_path())),
-            _ => None,
-        };
-        let walked = lint::in_pool(|| walk::walk(&self.paths, exclude));
+        let walked = lint::in_pool(|| walk::walk(&self.paths, lint::exclude_of(cfg, &self.base)));
+        let context = lint::in_pool(|| {
+            lint::context_of(&walked.files, &self.linter.options, cfg, &self.base)
+        });
+        if context.roots != self.context.roots {
+            // Reads are confined to other folders: start afresh.
+            self.sources = Arc::new(self.new_sources(&context.roots));
+            self.units.clear();
+            for (p, t) in &self.overlays {
+                let _ = self.sources.set_overlay(p, Some(t.clone()));
+            }
+        }
+        self.context = context;
         let mut files = walked.files;
         // Overlays of files not yet on disk stay in the project.
-        for p in &self.overlays {
-            if files.binary_search_by(|c| c.path.cmp(p)).is_err() {
+        for p in self.overlays.keys() {
+            if files.binary_search_by(|c| c.path.cmp(p)).is_err() && !self.is_context(p) {
                 files.push(overlay_candidate(p));
             }
         }
         files.sort();
         self.files = files;
         self.walk_errors = walked.errors;
+        self.empty = walked.empty;
+        self.lock_calls().clear();
         self.refresh(&HashSet::new(), None);
+    }
+
+    fn lock_calls(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Vec<PathBuf>>> {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_context(&self, local: &Path) -> bool {
+        self.context.files.iter().any(|c| c.path == local)
     }
 
     /// Bring `local`'s entry in the file list up to date, then model again
     /// every unit that is made of it or read it (`old`).
     fn changed(&mut self, local: PathBuf, old: Option<FileId>) {
-        let present = self.overlays.contains(&local) || local.is_file();
-        match self.files.binary_search_by(|c| c.path.cmp(&local)) {
-            Ok(i) if !present => {
-                self.files.remove(i);
+        let present = self.overlays.contains_key(&local) || local.is_file();
+        if !self.is_context(&local) {
+            match self.files.binary_search_by(|c| c.path.cmp(&local)) {
+                Ok(i) if !present => {
+                    self.files.remove(i);
+                }
+                Err(i) if present && self.wanted(&local) => {
+                    let mut c = overlay_candidate(&local);
+                    c.explicit = self.roots.iter().any(|(given, _, f)| *f && *given == local);
+                    self.files.insert(i, c);
+                }
+                _ => {}
             }
-            Err(i) if present && self.wanted(&local) => {
-                let mut c = overlay_candidate(&local);
-                c.explicit = self.roots.iter().any(|(given, _, f)| *f && *given == local);
-                self.files.insert(i, c);
-            }
-            _ => {}
         }
+        let dir = local
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        self.lock_calls().remove(&dir);
         let stale: HashSet<FileId> = old.into_iter().collect();
         self.refresh(&stale, Some(&local));
         for id in stale {
@@ -264,8 +327,32 @@ impl Workspace {
     /// Plan the units again and model those that are new, changed in their
     /// files, or read a `stale` file or `path`; keep the others as they are.
     fn refresh(&mut self, stale: &HashSet<FileId>, path: Option<&Path>) {
-        let before = self.sources.len();
-        let plan = lint::plan_units(&self.files);
+        let (sources, limits) = (&self.sources, self.limits);
+        let before = sources.len();
+        let builds = lint::in_pool(|| {
+            crate::kustomize::plan_with_roots(&self.files, &self.context.builds, sources, limits)
+        });
+        let max = sources.max_file_size;
+        let calls = |dir: &PathBuf, files: &[&Candidate]| -> Vec<PathBuf> {
+            if let Some(hit) = self.lock_calls().get(dir) {
+                return hit.clone();
+            }
+            let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
+            let found = fplint_core::frontend::terraform::local_calls(dir, &paths, max);
+            self.lock_calls().insert(dir.clone(), found.clone());
+            found
+        };
+        let plan =
+            lint::in_pool(|| lint::plan_with(&self.files, &self.context.files, &builds, &calls));
+        // The builds that read the changed file (a base, a patch, a
+        // kustomization), before the change or after it.
+        let rebuilt: HashSet<PathBuf> = path
+            .map(|p| {
+                let mut roots = builds.roots_including(p);
+                roots.extend(self.builds.roots_including(p));
+                roots.into_iter().collect()
+            })
+            .unwrap_or_default();
         // A `.tf` file added or removed changes its folder's listing, which
         // a module that calls that folder as a local module reads too.
         let folder = path
@@ -275,8 +362,8 @@ impl Workspace {
         let reads_folder = |u: &Unit| {
             folder.as_ref().is_some_and(|dir| {
                 u.reads.iter().any(|id| {
-                    self.sources.peek(*id).is_some_and(|f| {
-                        let rest = if dir == "." {
+                    sources.peek(*id).is_some_and(|f| {
+                        let rest = if dir == "." || dir.is_empty() {
                             Some(f.path.as_str())
                         } else {
                             f.path
@@ -296,17 +383,19 @@ impl Workspace {
         for (key, job) in &plan {
             let unit = old.get_mut(key).and_then(VecDeque::pop_front);
             let paths = job.paths();
+            let build_read = matches!(job, lint::Job::Build(dir) if rebuilt.contains(dir));
             kept.push(unit.filter(|u| {
-                u.paths
-                    .iter()
-                    .map(PathBuf::as_path)
-                    .eq(paths.iter().copied())
+                u.kind == job.kind()
+                    && u.paths
+                        .iter()
+                        .map(PathBuf::as_path)
+                        .eq(paths.iter().copied())
+                    && !build_read
                     && !u.reads.iter().any(|id| stale.contains(id))
                     && !reads_folder(u)
                     && path.is_none_or(|p| !paths.contains(&p))
             }));
         }
-        let (sources, limits) = (&self.sources, self.limits);
         let modelled: Vec<Option<Unit>> = lint::in_pool(|| {
             plan.par_iter()
                 .zip(kept.par_iter())
@@ -314,42 +403,42 @@ impl Workspace {
                     if kept.is_some() {
                         return None;
                     }
-                    let output = lint::model_unit(job, sources, limits);
+                    let modelled = lint::model_unit(job, sources, limits);
                     let paths: Vec<PathBuf> =
                         job.paths().into_iter().map(Path::to_path_buf).collect();
-                    let mut reads: Vec<FileId> = output
+                    let out = &modelled.unit;
+                    let mut reads: Vec<FileId> = out
                         .given_files
                         .iter()
-                        .chain(&output.context_files)
+                        .chain(&out.context_files)
                         .copied()
                         .chain(paths.iter().filter_map(|p| sources.lookup(p)))
                         .collect();
                     reads.sort();
                     reads.dedup();
                     Some(Unit {
+                        kind: job.kind(),
                         paths,
                         reads,
-                        output,
+                        modelled,
                     })
                 })
                 .collect()
         });
-        self.units = plan
+        let units = plan
             .iter()
             .zip(kept.into_iter().zip(modelled))
             .filter_map(|((key, _), (kept, new))| Some((key.clone(), kept.or(new)?)))
             .collect();
+        drop(plan);
+        self.units = units;
+        self.builds = builds;
         // Modelled: the text is read again only for files that get findings.
-        let sources = &self.sources;
-        lint::in_pool(|| {
-            (before..sources.len()).into_par_iter().for_each(|id| {
-                let id = FileId(u32::try_from(id).unwrap_or(u32::MAX));
-                sources.release_text(id, crate::suppress::may_have_directives);
-            });
-        });
+        lint::in_pool(|| lint::release_texts(&self.sources, before));
     }
 
-    /// `path` in the form the walk gives it, if it lies in the project.
+    /// `path` in the form the walk gives it, if it lies in the project (or
+    /// is one of the files read for the named files' context).
     fn local_path(&self, path: &Path) -> Option<PathBuf> {
         let name = path.file_name()?;
         let parent = match path.parent() {
@@ -357,7 +446,7 @@ impl Workspace {
             _ => Path::new("."),
         };
         let canonical = parent.canonicalize().ok()?.join(name);
-        self.roots.iter().find_map(|(given, root, is_file)| {
+        let given = self.roots.iter().find_map(|(given, root, is_file)| {
             if *is_file {
                 return (canonical == *root).then(|| given.clone());
             }
@@ -369,6 +458,13 @@ impl Workspace {
                     .map(Path::to_path_buf)
                     .unwrap_or(joined),
             )
+        });
+        given.or_else(|| {
+            self.context
+                .files
+                .iter()
+                .find(|c| c.path.canonicalize().is_ok_and(|p| p == canonical))
+                .map(|c| c.path.clone())
         })
     }
 
@@ -379,6 +475,7 @@ impl Workspace {
             .roots
             .iter()
             .any(|(given, _, is_file)| *is_file && given == local)
+            || self.is_context(local)
         {
             return true;
         }

@@ -1,0 +1,101 @@
+//! A named manifest whose project root holds many clusters (the pre-commit
+//! worst case): context modelling stops once two clusters make the
+//! assignment ambiguous, and the manifest ends up exactly where a full run
+//! puts it.
+
+use fplint::{Linter, Options};
+use std::path::Path;
+
+fn cluster(name: &str) -> String {
+    format!(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: {name}, region: eu-west-1}}\niam:\n  withOIDC: true\nfargateProfiles:\n  - name: apps\n    selectors:\n      - namespace: web\n"
+    )
+}
+
+const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: other\nspec:\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx\n";
+
+const TF: &str = "resource \"aws_eks_cluster\" \"c\" {\n  name = \"tf\"\n}\n";
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Clusters in team folders, a manifest in a folder that defines none.
+fn repo(names: &[&str], config: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "fplint.toml", config);
+    for n in names {
+        write(root, &format!("team-{n}/cluster.yaml"), &cluster(n));
+    }
+    write(root, "team-tf/infra/main.tf", TF);
+    write(root, "apps/web.yaml", WEB);
+    tmp
+}
+
+fn named(root: &Path) -> fplint::Report {
+    let file = root.join("apps/web.yaml");
+    Linter::discover(&[&file])
+        .unwrap()
+        .with_options(Options {
+            project_context: true,
+            ..Options::default()
+        })
+        .check_paths(&[&file])
+}
+
+/// The cluster each workload of `apps/web.yaml` is assigned to.
+fn assigned(report: &fplint::Report) -> Vec<Option<String>> {
+    report
+        .project
+        .workloads
+        .iter()
+        .filter(|w| {
+            report
+                .sources
+                .peek(w.loc.span.file)
+                .is_some_and(|f| f.path.ends_with("apps/web.yaml"))
+        })
+        .map(|w| w.cluster_key.clone())
+        .collect()
+}
+
+fn full(root: &Path) -> fplint::Report {
+    Linter::discover(&[root]).unwrap().check_paths(&[root])
+}
+
+#[test]
+fn many_clusters_at_the_root_stop_after_two() {
+    let tmp = repo(&["a", "b", "c", "d"], "");
+    let report = named(tmp.path());
+    // Two clusters were enough to know the manifest has none.
+    assert_eq!(report.project.clusters.len(), 2);
+    assert_eq!(assigned(&report), [None]);
+    assert_eq!(assigned(&report), assigned(&full(tmp.path())));
+    assert!(report
+        .notices
+        .iter()
+        .any(|n| n.kind == fplint::NoticeKind::Unassigned));
+}
+
+#[test]
+fn one_cluster_name_is_read_in_full() {
+    // Two copies of one cluster and a Terraform one: all are modelled.
+    let tmp = repo(&["a"], "");
+    write(tmp.path(), "team-copy/cluster.yaml", &cluster("a"));
+    let report = named(tmp.path());
+    assert!(report.project.clusters.len() >= 2);
+    assert_eq!(assigned(&report), assigned(&full(tmp.path())));
+}
+
+#[test]
+fn configured_paths_read_every_cluster() {
+    let tmp = repo(&["a", "b", "c"], "[clusters.b]\npaths = [\"apps/**\"]\n");
+    let report = named(tmp.path());
+    assert_eq!(assigned(&report), [Some("b".to_string())]);
+    assert_eq!(assigned(&report), assigned(&full(tmp.path())));
+    // The manifest's namespace is selected by no profile of `b`.
+    assert!(report.diagnostics().iter().any(|d| d.code == "FP011"));
+}
