@@ -1,31 +1,25 @@
 //! One workspace folder's project, checked with the editor's unsaved texts
 //! in place of the files on disk.
 //!
-//! The operations are those of the library's incremental `Workspace`
-//! (`Linter::open`, `check`, `set_overlay`, `remove_overlay`,
-//! `file_changed`, `rescan`), so switching to it is a change here only.
-//! Until then each check walks and models the folder afresh.
+//! A thin layer over the library's incremental [`fplint::Workspace`]: it
+//! keeps each unit's model and re-models only what a change touches. Paths
+//! outside the folder belong to another engine (or to none).
 
-use fplint::{Linter, Options, Report};
-use std::collections::HashMap;
+use fplint::{Linter, Report, Workspace};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A folder's project and the overlays on it.
 pub struct Engine {
-    linter: Linter,
+    workspace: Workspace,
     root: PathBuf,
-    overlays: HashMap<PathBuf, Arc<str>>,
 }
 
 impl Engine {
-    /// The project under `root`, with `linter`'s configuration.
+    /// The project under `root`, with `linter`'s configuration; models it.
     pub fn open(linter: Linter, root: PathBuf) -> Engine {
-        Engine {
-            linter,
-            root,
-            overlays: HashMap::new(),
-        }
+        let workspace = linter.open(std::slice::from_ref(&root));
+        Engine { workspace, root }
     }
 
     /// The folder this engine checks.
@@ -35,37 +29,37 @@ impl Engine {
 
     /// Lint the folder as it is now, overlays in their files' place.
     pub fn check(&self) -> Report {
-        let options = Options {
-            overlays: self.overlays.clone(),
-            ..self.linter.options().clone()
-        };
-        self.linter
-            .clone()
-            .with_options(options)
-            .check_paths(std::slice::from_ref(&self.root))
+        self.workspace.check()
     }
 
     /// Read `path` from `text` instead of the disk; `false` if the path is
-    /// not under this folder.
+    /// not under this folder. A file the project does not read (excluded,
+    /// or not a name fplint reads) is still this folder's: it gets no
+    /// findings, as on the command line.
     pub fn set_overlay(&mut self, path: &Path, text: Arc<str>) -> bool {
         if !path.starts_with(&self.root) {
             return false;
         }
-        self.overlays.insert(path.to_path_buf(), text);
+        self.workspace.set_overlay(path, text);
         true
     }
 
     /// The file on disk counts again.
     pub fn remove_overlay(&mut self, path: &Path) {
-        self.overlays.remove(path);
+        self.workspace.remove_overlay(path);
     }
 
     /// `path` changed on disk; `false` if it is not under this folder.
-    /// Each check reads the disk anew, so there is nothing to forget yet.
     pub fn file_changed(&mut self, path: &Path) -> bool {
-        path.starts_with(&self.root)
+        if !path.starts_with(&self.root) {
+            return false;
+        }
+        self.workspace.file_changed(path);
+        true
     }
 
-    /// Files were added or removed: each check walks anew, so nothing to do.
-    pub fn rescan(&mut self) {}
+    /// Files were added or removed: walk the folder again.
+    pub fn rescan(&mut self) {
+        self.workspace.rescan();
+    }
 }
