@@ -135,7 +135,8 @@ pub fn assign_with_homes(
 impl Unassigned {
     /// The run-level note, when clusters exist but some workloads belong to
     /// none of them (with no cluster in the run there is nothing to suggest).
-    pub fn notice(&self, project: &Project) -> Option<Notice> {
+    /// `partial`: the cluster search stopped early, so the count is a floor.
+    pub fn notice(&self, project: &Project, partial: bool) -> Option<Notice> {
         if self.count == 0 || project.clusters.is_empty() {
             return None;
         }
@@ -159,8 +160,9 @@ impl Unassigned {
             format!("{} workloads have", self.count)
         };
         let mut help = format!(
-            "say which cluster runs them in fplint.toml (clusters: {})",
-            names.iter().copied().collect::<Vec<_>>().join(", ")
+            "say which cluster runs them in fplint.toml (clusters: {}{})",
+            names.iter().copied().collect::<Vec<_>>().join(", "),
+            if partial { ", ..." } else { "" }
         );
         if let Some(s) = snippet {
             help.push_str(", e.g.\n");
@@ -171,7 +173,8 @@ impl Unassigned {
                 NoticeKind::Unassigned,
                 None,
                 format!(
-                    "{items} no cluster, so no workload check ran on them: the run has {} clusters and neither a folder nor `[clusters]` says which one runs {}",
+                    "{items} no cluster, so no workload check ran on them: the run has {}{} clusters and neither a folder nor `[clusters]` says which one runs {}",
+                    if partial { "at least " } else { "" },
                     project.clusters.len(),
                     shorten(&self.files)
                 ),

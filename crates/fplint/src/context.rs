@@ -48,6 +48,9 @@ pub struct Context {
     /// file, shown as the named file is: a changed base manifest is
     /// checked as the overlays build it.
     pub builds: Vec<PathBuf>,
+    /// The cluster search stopped at two clusters (the named files cannot
+    /// be assigned by the root anyway), so the run's count is a floor.
+    pub partial: bool,
 }
 
 /// Files under the named files' project roots that may define clusters,
@@ -146,9 +149,11 @@ pub fn candidates(
     // The named files' workloads are assigned by the root's clusters: with
     // two or more there, none is (no `[clusters] paths` to say which), so
     // two clusters say as much as all of them, at a fraction of the cost.
+    let mut partial = false;
     if !whole_root && all_at_root && !walked.iter().any(|c| may_define_cluster(&c.path)) {
         if let Some(two) = two_clusters(&out) {
             out = two;
+            partial = true;
         }
     }
     Context {
@@ -158,6 +163,7 @@ pub fn candidates(
             .collect(),
         files: out,
         builds: builds_including(&named, cwd.as_deref()),
+        partial,
     }
 }
 

@@ -405,12 +405,13 @@ pub(crate) fn finish_project(
     base: Option<&Path>,
     limits: Limits,
     homes: &[Option<PathBuf>],
+    partial: bool,
 ) -> (Vec<Diagnostic>, Option<Notice>) {
     fplint_core::join::join_clusters(project);
     let diagnostics = cap_lists(project, limits.max_list_items);
     apply_cluster_overrides(project, cfg);
     let unassigned = crate::assign::assign_with_homes(project, cfg, sources, base, homes);
-    (diagnostics, unassigned.notice(project))
+    (diagnostics, unassigned.notice(project, partial))
 }
 
 /// Let go of the texts of files `from..` once modelled: the text is read
@@ -455,8 +456,15 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         }
         released = release_texts(&sources, released);
     }
-    let (found, unassigned) =
-        finish_project(&mut project, cfg, &sources, base.as_deref(), limits, &homes);
+    let (found, unassigned) = finish_project(
+        &mut project,
+        cfg,
+        &sources,
+        base.as_deref(),
+        limits,
+        &homes,
+        context.partial,
+    );
     diagnostics.extend(found);
     notices.extend(unassigned);
     notices.sort();
@@ -561,7 +569,7 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
-    let (found, unassigned) = finish_project(&mut project, cfg, &sources, None, limits, &[]);
+    let (found, unassigned) = finish_project(&mut project, cfg, &sources, None, limits, &[], false);
     diagnostics.extend(found);
     let notices = unassigned.into_iter().collect();
     let loaded = Loaded {

@@ -184,6 +184,7 @@ impl Workspace {
                 self.base.as_deref(),
                 self.limits,
                 &homes,
+                self.context.partial,
             );
             diagnostics.extend(found);
             notices.extend(unassigned);
