@@ -24,16 +24,24 @@ const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
 
 /// The project root of a named file.
 pub fn root_of(file: &Path) -> PathBuf {
+    project_of(file).0
+}
+
+/// The project root of a named file, and whether a marker (`fplint.toml`,
+/// `.git`) says so. Without one the root is the file's own folder, and only
+/// its own files are searched: a manifest in a home or download folder must
+/// not walk everything below it.
+fn project_of(file: &Path) -> (PathBuf, bool) {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let dir = abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf);
     let has = |d: &Path, names: &[&str]| names.iter().any(|n| d.join(n).exists());
     if let Some(d) = dir.ancestors().find(|d| has(d, FILE_NAMES)) {
-        return d.to_path_buf();
+        return (d.to_path_buf(), true);
     }
     if let Some(d) = dir.ancestors().find(|d| has(d, &[".git"])) {
-        return d.to_path_buf();
+        return (d.to_path_buf(), true);
     }
-    dir
+    (dir, false)
 }
 
 /// What the named files' projects add to a run.
@@ -74,10 +82,14 @@ pub fn candidates(
     // Whether every named file's nearest folder with clusters is its
     // project root (none below it has any).
     let mut all_at_root = true;
+    let mut unmarked: HashSet<PathBuf> = HashSet::new();
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
-            let root = root_of(&c.path);
+            let (root, marked) = project_of(&c.path);
+            if !marked {
+                unmarked.insert(root.clone());
+            }
             projects.push(root.clone());
             if whole_root {
                 return root;
@@ -97,11 +109,20 @@ pub fn candidates(
         .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
         .cloned()
         .collect();
-    let shown: Vec<PathBuf> = outer
-        .iter()
-        .map(|r| relative_to(cwd.as_deref(), r))
-        .collect();
-    let found = walk::walk(&shown, exclude);
+    let shown = |deep: bool| -> Vec<PathBuf> {
+        outer
+            .iter()
+            .filter(|r| unmarked.contains(*r) != deep)
+            .map(|r| relative_to(cwd.as_deref(), r))
+            .collect()
+    };
+    let mut found = walk::walk(&shown(true), exclude);
+    let shallow = shown(false);
+    if !shallow.is_empty() {
+        found
+            .files
+            .extend(walk::walk_to_depth(&shallow, exclude, Some(1)).files);
+    }
     let have: HashSet<PathBuf> = walked.iter().map(|c| canonical(&c.path)).collect();
     let given_modules: HashSet<PathBuf> = walked
         .iter()
@@ -171,7 +192,7 @@ pub fn candidates(
 /// project root; shown relative to the working folder, or absolute when
 /// the named file was given so.
 fn builds_including(named: &[&Candidate], cwd: Option<&Path>) -> Vec<PathBuf> {
-    let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(PathBuf, bool)>> =
+    let mut by_root: std::collections::BTreeMap<(PathBuf, bool), Vec<(PathBuf, bool)>> =
         std::collections::BTreeMap::new();
     for c in named {
         if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
@@ -179,15 +200,15 @@ fn builds_including(named: &[&Candidate], cwd: Option<&Path>) -> Vec<PathBuf> {
         }
         let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
         by_root
-            .entry(root_of(&c.path))
+            .entry(project_of(&c.path))
             .or_default()
             .push((abs, c.path.is_absolute()));
     }
     let mut out = Vec::new();
-    for (root, files) in by_root {
+    for ((root, marked), files) in by_root {
         let absolute = files.iter().any(|(_, a)| *a);
         let files: Vec<PathBuf> = files.into_iter().map(|(f, _)| f).collect();
-        for r in crate::kustomize::roots_including_any(&files, &root) {
+        for r in crate::kustomize::roots_including_any(&files, &root, (!marked).then_some(1)) {
             out.push(if absolute { r } else { relative_to(cwd, &r) });
         }
     }

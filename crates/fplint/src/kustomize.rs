@@ -61,18 +61,30 @@ fn read(dir: &Path, sources: &Sources, limits: Limits) -> Option<Node> {
 /// run on one changed file (a pre-commit hook), the overlays to build
 /// instead of linting a base manifest alone.
 pub fn roots_including(file: &Path, project_root: &Path) -> Vec<PathBuf> {
-    roots_including_any(std::slice::from_ref(&file.to_path_buf()), project_root)
+    roots_including_any(
+        std::slice::from_ref(&file.to_path_buf()),
+        project_root,
+        None,
+    )
 }
 
 /// The build roots under `project_root` whose builds read any of `files`
 /// (in the form `project_root` gives them), with one walk of the project.
-pub fn roots_including_any(files: &[PathBuf], project_root: &Path) -> Vec<PathBuf> {
+///
+/// `max_depth` limits how deep the search for kustomizations goes (1: the
+/// root's own files), as for a folder that is no project.
+pub fn roots_including_any(
+    files: &[PathBuf],
+    project_root: &Path,
+    max_depth: Option<usize>,
+) -> Vec<PathBuf> {
     let mut dirs = BTreeSet::new();
     for entry in ignore::WalkBuilder::new(project_root)
         .hidden(true)
         .git_ignore(true)
         .require_git(false)
         .follow_links(false)
+        .max_depth(max_depth)
         .build()
         .flatten()
     {

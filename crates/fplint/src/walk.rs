@@ -39,6 +39,16 @@ pub fn is_lintable_name(path: &Path) -> bool {
 /// Collect the files under `paths`, sorted and without duplicates.
 /// `exclude` globs are matched against paths relative to `exclude_base`.
 pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
+    walk_to_depth(paths, exclude, None)
+}
+
+/// [`walk`], going at most `max_depth` levels into each folder (1: its own
+/// files only).
+pub fn walk_to_depth(
+    paths: &[PathBuf],
+    exclude: Option<(&GlobSet, &Path)>,
+    max_depth: Option<usize>,
+) -> Walked {
     let mut out = Walked::default();
     let excluded = |p: &Path| -> bool {
         let Some((set, base)) = exclude else {
@@ -73,6 +83,7 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
             .git_exclude(true)
             .require_git(false)
             .follow_links(false)
+            .max_depth(max_depth)
             .build_parallel()
             .run(|| {
                 // Each walker thread keeps its own lists and hands them over

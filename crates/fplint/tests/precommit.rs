@@ -112,3 +112,37 @@ fn configured_paths_read_every_cluster() {
     // The manifest's namespace is selected by no profile of `b`.
     assert!(report.diagnostics().iter().any(|d| d.code == "FP011"));
 }
+
+/// A file in a folder that no `fplint.toml` or `.git` marks as a project
+/// (a home or download folder): its own folder's files are its context,
+/// nothing below them is walked.
+#[test]
+fn unmarked_folder_is_searched_one_level_deep() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write(root, "web.yaml", WEB);
+    write(root, "cluster.yaml", &cluster("beside"));
+    write(root, "deep/down/cluster.yaml", &cluster("below"));
+    let file = root.join("web.yaml");
+    let report = Linter::discover(&[&file])
+        .unwrap()
+        .with_options(Options {
+            project_context: true,
+            ..Options::default()
+        })
+        .check_paths(&[&file]);
+    let names: Vec<Option<&String>> = report
+        .project
+        .clusters
+        .iter()
+        .map(|c| c.name.known())
+        .collect();
+    assert_eq!(names, [Some(&"beside".to_string())]);
+    let keys: Vec<bool> = report
+        .project
+        .workloads
+        .iter()
+        .map(|w| w.cluster_key.is_some())
+        .collect();
+    assert_eq!(keys, [true]);
+}
