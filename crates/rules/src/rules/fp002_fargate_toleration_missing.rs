@@ -118,7 +118,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
         .with_fix_opt(
             rel.resource
                 .and_then(|r| add_dependency_fix(ctx.project, cluster.provisioner, r, &target))
-                .or_else(|| toleration_fix(rel, &missing, values)),
+                .or_else(|| toleration_fix(ctx, rel, &missing, values)),
         ),
     )
 }
@@ -126,8 +126,10 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
 /// When the ordering cannot be written (the release sits in a module), the
 /// toleration itself, as an unsafe fix: it changes the pods. Only where the
 /// path is known (Karpenter's top-level `tolerations`) and the values are
-/// written in the release itself, as a heredoc or a `yamlencode({..})`.
+/// written in the release itself, as a heredoc or a `yamlencode({..})`, in
+/// a file the user linted (not module code `terraform init` installed).
 fn toleration_fix(
+    ctx: &Context<'_>,
     rel: &HelmRelease,
     missing: &[(String, Option<Span>)],
     values: &Value,
@@ -139,6 +141,9 @@ fn toleration_fix(
         return None;
     }
     let file = rel.loc.span.file;
+    if ctx.project.is_context_only(file) {
+        return None;
+    }
     let literal = |s: &ValueSource| {
         matches!(s.kind, ValueSourceKind::Text | ValueSourceKind::Encoded)
             && s.origin.is_none()
