@@ -164,21 +164,21 @@ fn rule_docs_say_whether_there_is_a_fix() {
             }
         }
         let doc = rule.doc;
-        let says = if doc.contains("**Automatic fix (safe).**") {
-            Some("safe")
-        } else if doc.contains("**Automatic fix (unsafe).**") {
-            Some("unsafe")
-        } else if doc.contains("**No automatic fix.**") {
-            None
-        } else {
+        // A rule may have a safe fix and, where that cannot be built, an unsafe one.
+        let mut says: Vec<&str> = ["safe", "unsafe"]
+            .into_iter()
+            .filter(|k| doc.contains(&format!("**Automatic fix ({k}).**")))
+            .collect();
+        says.sort();
+        if says.is_empty() && !doc.contains("**No automatic fix.**") {
             wrong.push(format!(
                 "{}: the doc does not say whether it has a fix",
                 rule.code
             ));
             continue;
-        };
+        }
         let has: Vec<&str> = kinds.into_iter().collect();
-        if has.as_slice() != says.as_slice() {
+        if has != says {
             wrong.push(format!(
                 "{}: the doc says {says:?}, the fixtures give {has:?}",
                 rule.code
@@ -186,4 +186,47 @@ fn rule_docs_say_whether_there_is_a_fix() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// FP002 falls back to the toleration (unsafe) only when the ordering cannot
+/// be written, and only where the chart's values path is known and the
+/// values are written in the release itself.
+#[test]
+fn toleration_fix_only_where_ordering_cannot_be_written() {
+    let mut seen = 0;
+    for case in fixture_cases("FP002") {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("fire_") {
+            continue;
+        }
+        let rel = case.strip_prefix(repo()).unwrap_or(&case).to_path_buf();
+        let out = linter().check_paths(&[rel]);
+        let fixes: Vec<_> = out
+            .diagnostics()
+            .iter()
+            .filter(|d| d.code == "FP002")
+            .map(|d| {
+                d.fix
+                    .as_ref()
+                    .map(|f| (f.applicability.as_str(), f.title.clone()))
+            })
+            .collect();
+        assert!(!fixes.is_empty(), "{name}: FP002 does not fire");
+        for fix in fixes {
+            let want = if name.starts_with("fire_module_release_no_fix_") {
+                None
+            } else if name.starts_with("fire_module_release_") {
+                Some("unsafe")
+            } else {
+                Some("safe")
+            };
+            assert_eq!(fix.as_ref().map(|f| f.0), want, "{name}: {fix:?}");
+            if want == Some("unsafe") {
+                seen += 1;
+                let title = fix.map(|f| f.1).unwrap_or_default();
+                assert!(title.starts_with("add the Fargate toleration"), "{title}");
+            }
+        }
+    }
+    assert_eq!(seen, 4);
 }

@@ -165,6 +165,15 @@ pub enum Change {
         key: String,
         value: String,
     },
+    /// Append `item` (a mapping of string fields, in order) to the list
+    /// `key` at the top of the values document written at `at` (a Helm
+    /// release's `values` entry: a YAML heredoc or a `yamlencode({..})`
+    /// object), creating the list when there is none.
+    AppendValuesItem {
+        at: Span,
+        key: String,
+        item: Vec<(String, String)>,
+    },
 }
 
 impl Change {
@@ -177,6 +186,7 @@ impl Change {
             Change::RemoveItem { item } => item.file,
             Change::SetConfigValue { at, .. } => at.file,
             Change::AddConfigValues { addon, .. } => addon.file,
+            Change::AppendValuesItem { at, .. } => at.file,
         }
     }
 }

@@ -99,10 +99,15 @@ pub fn resolve(
         Change::AddConfigValues { addon, key, value } => {
             config::add_values(text, syntax, file, *addon, key, value)
         }
+        Change::AppendValuesItem { at, key, item } => match syntax {
+            Syntax::Hcl => values::append_item(text, *at, key, item),
+            _ => Err(EditError::UnsupportedShape),
+        },
     }
 }
 
 mod config;
+mod values;
 
 fn parse_doc(text: &str, syntax: Syntax, file: FileId) -> Result<Vec<Node>, EditError> {
     let parsed = match syntax {

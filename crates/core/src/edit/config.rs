@@ -7,7 +7,7 @@ use crate::tree::ScalarStyle;
 use hcl_edit::expr::{Object, ObjectKey};
 
 /// One edit inside a document, in the document's own coordinates.
-type DocEdit = (usize, usize, String);
+pub(super) type DocEdit = (usize, usize, String);
 
 pub(super) fn set_value(
     text: &str,
@@ -139,7 +139,7 @@ fn apply_doc(doc: &str, edits: &[DocEdit]) -> String {
 }
 
 /// Edits of a document held raw (a block scalar, a heredoc) at `base`.
-fn shift(base: usize, edits: Vec<DocEdit>) -> Vec<TextEdit> {
+pub(super) fn shift(base: usize, edits: Vec<DocEdit>) -> Vec<TextEdit> {
     edits
         .into_iter()
         .map(|(s, e, content)| TextEdit {
@@ -151,7 +151,7 @@ fn shift(base: usize, edits: Vec<DocEdit>) -> Vec<TextEdit> {
 }
 
 /// A string escaped the way JSON, YAML double quotes and HCL share.
-fn escape_double(s: &str, hcl: bool) -> String {
+pub(super) fn escape_double(s: &str, hcl: bool) -> String {
     let q = quote_json(s);
     if hcl {
         q.replace("${", "$${").replace("%{", "%%{")
@@ -222,7 +222,7 @@ fn doc_set(
     }
 }
 
-fn newline_len(text: &str, at: usize) -> usize {
+pub(super) fn newline_len(text: &str, at: usize) -> usize {
     if text[at..].starts_with("\r\n") {
         2
     } else if text[at..].starts_with('\n') {
@@ -303,7 +303,10 @@ fn find_map_at(node: &Node, start: u32) -> Option<&Node> {
 
 /// Every expression in an HCL body, with the name of the attribute or
 /// object key it is the value of; blocks and objects searched deeply.
-fn hcl_values<'a>(body: &'a hcl_edit::structure::Body, out: &mut Vec<(String, &'a Expression)>) {
+pub(super) fn hcl_values<'a>(
+    body: &'a hcl_edit::structure::Body,
+    out: &mut Vec<(String, &'a Expression)>,
+) {
     for s in body.iter() {
         match s {
             Structure::Attribute(a) => {
@@ -398,12 +401,12 @@ fn hcl_set(text: &str, at: Span, key: &str, value: &str) -> Result<Vec<TextEdit>
 
 /// One item of an HCL body or object: key start and end, value end.
 #[derive(Clone, Copy)]
-struct Item {
-    key: (usize, usize),
-    end: usize,
+pub(super) struct Item {
+    pub(super) key: (usize, usize),
+    pub(super) end: usize,
 }
 
-fn object_items(o: &Object) -> Option<Vec<(String, Item, std::ops::Range<usize>)>> {
+pub(super) fn object_items(o: &Object) -> Option<Vec<(String, Item, std::ops::Range<usize>)>> {
     o.iter()
         .map(|(k, v)| {
             let ks = k.span()?;
@@ -442,7 +445,7 @@ fn hcl_object_set(
 
 /// A new `key = value` after item `after` (or in an empty `{}`), aligned
 /// as `terraform fmt` aligns the run of one-line items it joins.
-fn hcl_insert(
+pub(super) fn hcl_insert(
     text: &str,
     container: std::ops::Range<usize>,
     items: &[Item],

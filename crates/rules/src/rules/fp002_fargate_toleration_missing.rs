@@ -11,8 +11,9 @@ use crate::common::{
     add_dependency_fix, depends_on_target, uncovered, unordered_fargate_profile, TAINT, TAINT_KEY,
 };
 use crate::{Context, Rule};
-use fplint_core::model::{Cluster, HelmRelease, Known};
-use fplint_core::{Diagnostic, Severity, Span};
+use fplint_core::model::{Cluster, HelmRelease, Known, ValueSource, ValueSourceKind};
+use fplint_core::value::{Value, ValueKind};
+use fplint_core::{Change, Diagnostic, Fix, Severity, Span};
 
 /// The FP002 rule, `fargate-toleration-missing`: the module documentation says what it finds.
 pub struct FargateTolerationMissing;
@@ -114,10 +115,83 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
              as a workaround, add the toleration `{{key: {TAINT_KEY}, operator: Equal, value: fargate, effect: NoSchedule}}` \
              to the chart's tolerations (the toleration alone can leave pods failing with `Too many pods`)"
         ))
-        .with_fix_opt(rel.resource.and_then(|r| {
-            add_dependency_fix(ctx.project, cluster.provisioner, r, &target)
-        })),
+        .with_fix_opt(
+            rel.resource
+                .and_then(|r| add_dependency_fix(ctx.project, cluster.provisioner, r, &target))
+                .or_else(|| toleration_fix(ctx, rel, &missing, values)),
+        ),
     )
+}
+
+/// When the ordering cannot be written (the release sits in a module), the
+/// toleration itself, as an unsafe fix: it changes the pods. Only where the
+/// path is known (Karpenter's top-level `tolerations`) and the values are
+/// written in the release itself, as a heredoc or a `yamlencode({..})`, in
+/// a file the user linted (not module code `terraform init` installed).
+fn toleration_fix(
+    ctx: &Context<'_>,
+    rel: &HelmRelease,
+    missing: &[(String, Option<Span>)],
+    values: &Value,
+) -> Option<Fix> {
+    let [(component, tolerations)] = missing else {
+        return None;
+    };
+    if rel.chart_name() != Some("karpenter") || !component.is_empty() {
+        return None;
+    }
+    let file = rel.loc.span.file;
+    if ctx.project.is_context_only(file) {
+        return None;
+    }
+    let literal = |s: &ValueSource| {
+        matches!(s.kind, ValueSourceKind::Text | ValueSourceKind::Encoded)
+            && s.origin.is_none()
+            && s.loc.span.file == file
+    };
+    if !rel.value_sources.iter().all(literal) {
+        return None;
+    }
+    let inside = |s: &ValueSource, at: Span| {
+        at.file == s.loc.span.file && at.start >= s.loc.span.start && at.end <= s.loc.span.end
+    };
+    let source = match tolerations {
+        Some(at) => rel.value_sources.iter().rev().find(|s| inside(s, *at))?,
+        None => {
+            // Keys written inside the entry show that it is the document itself.
+            let source = rel.value_sources.last()?;
+            let ValueKind::Map(entries) = &values.kind else {
+                return None;
+            };
+            if !entries
+                .iter()
+                .any(|(k, _)| k.span.is_some_and(|at| inside(source, at)))
+            {
+                return None;
+            }
+            source
+        }
+    };
+    let item = [
+        ("key", TAINT_KEY),
+        ("operator", "Equal"),
+        ("value", "fargate"),
+        ("effect", "NoSchedule"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    Some(Fix::unsafe_(
+        format!(
+            "add the Fargate toleration to the values of `{}`",
+            rel.loc.path
+        ),
+        vec![Change::AppendValuesItem {
+            at: source.loc.span,
+            key: "tolerations".to_string(),
+            item,
+        }],
+    ))
 }
 
 trait RelatedOpt {
