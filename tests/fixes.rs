@@ -230,3 +230,19 @@ fn toleration_fix_only_where_ordering_cannot_be_written() {
     }
     assert_eq!(seen, 4);
 }
+
+/// A finding in code `terraform init` installed is reported at the call,
+/// but its fix would edit the installed copy: no fix is offered, in any
+/// rule, whatever its own checks say.
+#[test]
+fn no_fix_edits_installed_module_code() {
+    let case = repo().join("tests/fixtures/FP006/fire_tf_installed_module_no_fix");
+    let rel = case.strip_prefix(repo()).unwrap_or(&case).to_path_buf();
+    let out = linter().check_paths(&[rel]);
+    let found: Vec<_> = out
+        .diagnostics()
+        .iter()
+        .map(|d| (d.code, d.fix.is_some()))
+        .collect();
+    assert_eq!(found, [("FP006", false)]);
+}

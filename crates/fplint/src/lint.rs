@@ -645,6 +645,20 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
         .collect();
     crate::plan::place(&mut diagnostics, &project);
     crate::modules::place(&mut diagnostics, &project, &context_only);
+    // A fix is for files the user linted: never installed module code or
+    // files read only for context, even when the finding moved to a call.
+    for d in &mut diagnostics {
+        let foreign = d.fix.as_ref().is_some_and(|f| {
+            f.changes.iter().any(|c| {
+                let file = c.file();
+                context_only.contains(&file)
+                    || sources.peek(file).is_some_and(|s| installed(&s.path))
+            })
+        });
+        if foreign {
+            d.fix = None;
+        }
+    }
     diagnostics.retain(|d| parse_error(d) || !per_file.ignored(d, &sources));
     for d in diagnostics.iter_mut().filter(|d| !parse_error(d)) {
         if let Some(s) = cfg.severity.get(d.code) {
@@ -970,4 +984,9 @@ impl<'a> PerFile<'a> {
                 && p.codes.iter().any(|c| d.code.starts_with(c.as_str()))
         })
     }
+}
+
+/// Whether `path` lies in code `terraform init` installed (`.terraform/`).
+fn installed(path: &str) -> bool {
+    path.split(['/', '\\']).any(|c| c == ".terraform")
 }
