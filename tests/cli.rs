@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::{stdout, tmp, write};
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -16,27 +18,6 @@ fn fplint(args: &[&str], cwd: &Path) -> Output {
     match out {
         Ok(o) => o,
         Err(e) => panic!("cannot run fplint: {e}"),
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn tmp() -> tempfile::TempDir {
-    match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    }
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let p = dir.join(name);
-    if let Some(parent) = p.parent() {
-        let _ = std::fs::create_dir_all(parent);
-    }
-    if let Err(e) = std::fs::write(&p, text) {
-        panic!("write {}: {e}", p.display());
     }
 }
 

@@ -2,6 +2,9 @@
 //! cfn-lint users expect, rule names, stdin, help texts, and the human
 //! output at two terminal widths, with and without colour.
 
+mod common;
+
+use common::{stdout, tmp, write};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -43,29 +46,8 @@ fn fplint(args: &[&str], cwd: &Path) -> Output {
     run(args, cwd, &[], None)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn tmp() -> tempfile::TempDir {
-    match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    }
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let p = dir.join(name);
-    if let Some(parent) = p.parent() {
-        let _ = std::fs::create_dir_all(parent);
-    }
-    if let Err(e) = std::fs::write(&p, text) {
-        panic!("write {}: {e}", p.display());
-    }
 }
 
 fn json(o: &Output) -> serde_json::Value {

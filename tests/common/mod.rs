@@ -39,3 +39,27 @@ pub fn fixture_cases(code: &str) -> Vec<PathBuf> {
     cases.sort();
     cases
 }
+
+/// A command's standard output, as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh temporary folder.
+pub fn tmp() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    }
+}
+
+/// Write `text` to `dir/name`, creating folders on the way.
+pub fn write(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(&p, text) {
+        panic!("write {}: {e}", p.display());
+    }
+}
