@@ -53,5 +53,13 @@ if extra:
 
 step "package dry run of every crate, in dependency order"
 # --workspace packages the crates together, so each verifies against its
-# siblings' packages before any of them is on crates.io.
+# siblings' packages before any of them is on crates.io. Cargo unpacks those
+# packages under registry/src/-<hash of this path>/ and reuses an unpacked
+# copy left by an earlier run of the same path and version, so an older
+# commit's sources would be verified instead of this one's: remove them.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for name in $(cargo metadata --format-version 1 --no-deps --locked |
+  python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
+  rm -rf "$cargo_home"/registry/src/-*/"$name"-[0-9]*
+done
 cargo publish --workspace --dry-run --locked
