@@ -53,13 +53,16 @@ if extra:
 
 step "package dry run of every crate, in dependency order"
 # --workspace packages the crates together, so each verifies against its
-# siblings' packages before any of them is on crates.io. Cargo unpacks those
-# packages under registry/src/-<hash of this path>/ and reuses an unpacked
-# copy left by an earlier run of the same path and version, so an older
-# commit's sources would be verified instead of this one's: remove them.
+# siblings' packages before any of them is on crates.io. Those packages act
+# as registry crates, which cargo never rebuilds for changed sources: an
+# unpacked copy (registry/src/-<hash of this path>/) or a compiled one
+# (target/debug) left by an earlier run of the same version would be verified
+# instead of this commit's. Remove both.
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 for name in $(cargo metadata --format-version 1 --no-deps --locked |
   python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
   rm -rf "$cargo_home"/registry/src/-*/"$name"-[0-9]*
+  rm -rf target/debug/.fingerprint/"$name"-* target/debug/build/"$name"-*
+  rm -f target/debug/deps/lib"${name//-/_}"-* target/debug/deps/"${name//-/_}"-*
 done
 cargo publish --workspace --dry-run --locked
