@@ -1,7 +1,8 @@
-//! The terraform-aws-modules/eks module (v17 to v21) and its sub-modules,
+//! The terraform-aws-modules/eks module (v13 to v21) and its sub-modules,
 //! read from their inputs. Input names changed across versions: v21 uses
 //! `name`/`addons`/`kubernetes_version`, v18-v20 `cluster_name`/
-//! `cluster_addons`/`cluster_version`, v17 also `node_groups`/`worker_groups`.
+//! `cluster_addons`/`cluster_version`, v17 also `node_groups`/`worker_groups`;
+//! before v17 a profile names its pods itself (see [`ProfileForm`]).
 //! The module's profiles are `aws_eks_fargate_profile` inside it, which the
 //! AWS provider creates one at a time per cluster.
 
@@ -34,6 +35,64 @@ pub enum Kind {
 impl Kind {
     pub fn has_profiles(&self) -> bool {
         matches!(self, Kind::Root | Kind::FargateProfile | Kind::FargateV17)
+    }
+}
+
+/// How a call's Fargate profiles name their pods. terraform-aws-eks v13 to
+/// v16 write one selector from the profile's own `namespace` and `labels`;
+/// v17 on loop over a `selectors` list and ignore those keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProfileForm {
+    /// `{ namespace, labels }` on the profile (v13 to v16).
+    Direct,
+    /// `{ selectors = [{ namespace, labels }] }` (v17 on).
+    Selectors,
+    /// The version is not known: a profile written in the old form has
+    /// unknown selectors.
+    Unknown,
+}
+
+impl ProfileForm {
+    /// From the call's `version` constraint (`"14.0.0"`, `"~> 16.1"`,
+    /// `">= 18, < 21"`): known only when every version it allows is on the
+    /// same side of v17.
+    pub fn of_version(constraint: &str) -> ProfileForm {
+        let (mut lowest, mut highest) = (0u64, u64::MAX);
+        for clause in constraint.split(',') {
+            let c = clause.trim();
+            let (op, v) = match c.find(|ch: char| ch.is_ascii_digit()) {
+                Some(i) => (c[..i].trim(), c[i..].trim()),
+                None => return ProfileForm::Unknown,
+            };
+            let parts: Vec<u64> = v
+                .split(['.', '-', '+'])
+                .take(3)
+                .map_while(|x| x.parse().ok())
+                .collect();
+            let Some(&major) = parts.first() else {
+                return ProfileForm::Unknown;
+            };
+            let rest_zero = parts.iter().skip(1).all(|x| *x == 0);
+            match op {
+                "" | "=" | "~>" => {
+                    lowest = lowest.max(major);
+                    highest = highest.min(major);
+                }
+                ">=" | ">" => lowest = lowest.max(major),
+                "<=" => highest = highest.min(major),
+                "<" if rest_zero => highest = highest.min(major.saturating_sub(1)),
+                "<" => highest = highest.min(major),
+                "!=" => {}
+                _ => return ProfileForm::Unknown,
+            }
+        }
+        if highest < 17 {
+            ProfileForm::Direct
+        } else if lowest >= 17 {
+            ProfileForm::Selectors
+        } else {
+            ProfileForm::Unknown
+        }
     }
 }
 
@@ -188,7 +247,17 @@ impl Shape {
             && outputs.iter().all(|o| self.outputs.contains(*o))
     }
 
-    /// Which part of terraform-aws-eks (v17 to v21) this is a copy of, if any.
+    /// How profiles name their pods in a copy of the root module: only
+    /// v13 to v16 declare `config_output_path` (v17 renamed it).
+    pub fn profile_form(&self) -> ProfileForm {
+        if self.variables.contains("config_output_path") {
+            ProfileForm::Direct
+        } else {
+            ProfileForm::Selectors
+        }
+    }
+
+    /// Which part of terraform-aws-eks (v13 to v21) this is a copy of, if any.
     pub fn kind(&self) -> Option<Kind> {
         if self.has(
             &[
@@ -268,6 +337,7 @@ fn is_false(x: Option<&Value>) -> bool {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn read(
     b: &mut Builder,
     ctx: &Ctx<'_, '_>,
@@ -276,6 +346,7 @@ pub fn read(
     name: &str,
     kind: &Kind,
     prefix: &str,
+    form: ProfileForm,
 ) {
     let Known::Known(insts) = ctx.instances(block, file) else {
         return;
@@ -292,7 +363,7 @@ pub fn read(
             1 => format!("module.{name}"),
             _ => format!("module.{name}{}", inst.suffix),
         };
-        read_instance(b, ctx, block, file, (name, &path), kind, prefix, inst);
+        read_instance(b, ctx, block, file, (name, &path), kind, prefix, inst, form);
     }
 }
 
@@ -306,6 +377,7 @@ fn read_instance(
     kind: &Kind,
     prefix: &str,
     inst: &super::Inst<'_>,
+    form: ProfileForm,
 ) {
     let addr = format!("{prefix}module.{name}");
     let bspan = span_of(file, block.span()).unwrap_or_default();
@@ -367,6 +439,7 @@ fn read_instance(
                     (&module_path, prefix),
                     resource,
                     bspan,
+                    form,
                 ),
             }
             // The module maps each of its profiles' roles itself, whatever they are.
@@ -410,6 +483,7 @@ fn read_instance(
                 &module_path,
                 resource,
                 bspan,
+                ProfileForm::Selectors,
             );
             // The sub-module's role, or the one it is given.
             let given = body.get_attribute("iam_role_arn").map(|a| &a.value);
@@ -441,6 +515,7 @@ fn read_instance(
                     (&module_path, prefix),
                     resource,
                     bspan,
+                    form,
                 );
             }
         }
@@ -594,6 +669,7 @@ fn read_profile_map(
     (module_path, prefix): (&str, &str),
     resource: Option<ResourceRef>,
     bspan: Span,
+    form: ProfileForm,
 ) {
     let ValueKind::Map(entries) = &fp.kind else {
         if !matches!(fp.kind, ValueKind::Null) {
@@ -611,7 +687,7 @@ fn read_profile_map(
         }
         let path = format!("{module_path}.fargate_profiles.{}", k.name);
         let span = k.span.unwrap_or(bspan);
-        let mut p = profile(env, &k.name, entry, defaults, &path, resource, span);
+        let mut p = profile(env, &k.name, entry, defaults, &path, resource, span, form);
         (p.pod_execution_role, p.role_ref) =
             super::auth::module_profile_role(env, entry, defaults.0, &path, prefix);
         b.clusters[ci].fargate_profiles.push(p);
@@ -621,7 +697,9 @@ fn read_profile_map(
 /// `fargate_profile_defaults`, and the subnets the module falls back to.
 type Defaults<'a> = (Option<&'a Value>, Option<&'a Value>);
 
-/// A profile from `{ name, selectors = [{namespace, labels}], subnet_ids }`.
+/// A profile from `{ name, selectors = [{namespace, labels}], subnet_ids }`,
+/// or before v17 `{ name, namespace, labels, subnets }`.
+#[allow(clippy::too_many_arguments)]
 fn profile(
     env: &eval::Env<'_>,
     key: &str,
@@ -630,6 +708,7 @@ fn profile(
     path: &str,
     resource: Option<ResourceRef>,
     span: Span,
+    form: ProfileForm,
 ) -> FargateProfile {
     let name = match entry.get("name") {
         Some(n) => located_str(Some(n), span, &format!("{path}.name")),
@@ -642,9 +721,11 @@ fn profile(
         sel_val.and_then(|s| s.span).unwrap_or(span),
         format!("{path}.selectors"),
     );
-    let selectors = match sel_val {
-        None => Known::Known(Vec::new()),
-        Some(s) => selectors_from_list(s, &format!("{path}.selectors")),
+    let selectors = match (sel_val, entry.get("namespace"), form) {
+        (Some(s), _, _) => selectors_from_list(s, &format!("{path}.selectors")),
+        (None, Some(_), ProfileForm::Direct) => Known::Known(vec![selector(entry, path, span)]),
+        (None, Some(_), ProfileForm::Unknown) => Known::Unknown,
+        (None, _, _) => Known::Known(Vec::new()),
     };
     let subnets = entry
         .get("subnet_ids")
@@ -734,5 +815,38 @@ pub fn labels_of(l: &Value, path: &str, fallback: Span) -> Known<Vec<Label>> {
                 .collect(),
         ),
         _ => Known::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod profile_form_tests {
+    use super::ProfileForm::{self, Direct, Selectors, Unknown};
+
+    #[test]
+    fn version_constraints_decide_the_profile_form_only_on_one_side_of_v17() {
+        let cases: &[(&str, ProfileForm)] = &[
+            ("14.0.0", Direct),
+            ("= 16.2.0", Direct),
+            ("~> 13.2", Direct),
+            ("~> 16", Direct),
+            ("< 17", Direct),
+            ("< 17.0.0", Direct),
+            (">= 14, < 17.0", Direct),
+            ("<= 16.9", Direct),
+            ("17.0.0", Selectors),
+            ("~> 20.0", Selectors),
+            (">= 18.2, < 19", Selectors),
+            ("> 17", Selectors),
+            (">= 16", Unknown),
+            ("< 17.1", Unknown),
+            ("<= 17", Unknown),
+            ("!= 16.0.0", Unknown),
+            ("", Unknown),
+            ("latest", Unknown),
+            ("^ 16", Unknown),
+        ];
+        for (constraint, want) in cases {
+            assert_eq!(ProfileForm::of_version(constraint), *want, "{constraint}");
+        }
     }
 }

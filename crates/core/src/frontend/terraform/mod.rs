@@ -1092,6 +1092,18 @@ impl Builder {
                 })
             })
             .collect();
+        // How each terraform-aws-eks call's profiles name their pods, by
+        // the version of its code on disk or its `version` constraint.
+        let forms: Vec<eks_module::ProfileForm> = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, (b, f))| match &block_kinds[i] {
+                Some(eks_module::Kind::Root | eks_module::Kind::FargateV17) => {
+                    self.profile_form(module.dir, b, *f, &ctx, prefix, sources)
+                }
+                _ => eks_module::ProfileForm::Selectors,
+            })
+            .collect();
         // terraform-aws-eks whose code is on disk: read as code like any
         // other module when that models it at least as precisely as its inputs.
         let mut block_kinds = block_kinds;
@@ -1101,10 +1113,19 @@ impl Builder {
                 if block_kinds[i] != Some(eks_module::Kind::Root) {
                     continue;
                 }
-                let Some(dir) = self.eks_code_dir(module.dir, b, *f, &ctx, prefix, sources) else {
+                let Some((dir, _)) = self.eks_code_dir(module.dir, b, *f, &ctx, prefix, sources)
+                else {
                     continue;
                 };
-                if self.code_agrees(sources, limits, &ctx, b, *f, &dir, prefix, depth) {
+                if self.code_agrees(
+                    sources,
+                    limits,
+                    &ctx,
+                    (b, *f, forms[i]),
+                    &dir,
+                    prefix,
+                    depth,
+                ) {
                     block_kinds[i] = Some(eks_module::Kind::Local(dir.to_string_lossy().into()));
                     eks_by_code[i] = true;
                 }
@@ -1173,7 +1194,7 @@ impl Builder {
                             ));
                         }
                         eks_module::Kind::Other => {}
-                        k => eks_module::read(self, &ctx, b, *file, n, &k, prefix),
+                        k => eks_module::read(self, &ctx, b, *file, n, &k, prefix, forms[i]),
                     }
                 }
                 _ => {}
@@ -1236,7 +1257,7 @@ impl Builder {
         ctx: &Ctx<'_, '_>,
         prefix: &str,
         sources: &Sources,
-    ) -> Option<std::path::PathBuf> {
+    ) -> Option<(std::path::PathBuf, eks_module::Shape)> {
         let src = ctx.eval_attr(&b.body, "source", file, &Vec::new());
         let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
         let code = match eks_module::kind(&src) {
@@ -1247,7 +1268,29 @@ impl Builder {
             }
         };
         let shape = eks_module::Shape::read(&code, sources)?;
-        (shape.kind() == Some(eks_module::Kind::Root)).then_some(code)
+        (shape.kind() == Some(eks_module::Kind::Root)).then_some((code, shape))
+    }
+
+    /// How a terraform-aws-eks call's profiles name their pods: by the
+    /// variables of its code when that is on disk, else by its `version`.
+    fn profile_form(
+        &self,
+        dir: &Path,
+        b: &Block,
+        file: FileId,
+        ctx: &Ctx<'_, '_>,
+        prefix: &str,
+        sources: &Sources,
+    ) -> eks_module::ProfileForm {
+        if let Some((_, shape)) = self.eks_code_dir(dir, b, file, ctx, prefix, sources) {
+            return shape.profile_form();
+        }
+        ctx.eval_attr(&b.body, "version", file, &Vec::new())
+            .as_ref()
+            .and_then(eval::scalar_text)
+            .map_or(eks_module::ProfileForm::Unknown, |v| {
+                eks_module::ProfileForm::of_version(&v)
+            })
     }
 
     /// Whether reading a terraform-aws-eks call as code gives the model its
@@ -1259,8 +1302,7 @@ impl Builder {
         sources: &Sources,
         limits: Limits,
         ctx: &Ctx<'_, '_>,
-        b: &Block,
-        file: FileId,
+        (b, file, form): (&Block, FileId, eks_module::ProfileForm),
         dir: &Path,
         prefix: &str,
         depth: usize,
@@ -1286,6 +1328,7 @@ impl Builder {
             name,
             &eks_module::Kind::Root,
             prefix,
+            form,
         );
         let mut by_code = trial();
         let rel = dir.to_string_lossy();
