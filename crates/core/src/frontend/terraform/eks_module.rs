@@ -96,6 +96,51 @@ impl ProfileForm {
     }
 }
 
+/// Whether a source is terraform-aws-eks or one of its sub-modules.
+pub fn is_terraform_aws_eks(source: &str) -> bool {
+    !matches!(kind(source), Kind::Local(_) | Kind::Other)
+        || source.contains("terraform-aws-modules/eks/aws")
+        || source.contains("terraform-aws-modules/terraform-aws-eks")
+}
+
+/// Modules known to make no nodes, whose code is not needed to say so:
+/// IAM roles (terraform-aws-iam), and terraform-aws-eks's Karpenter
+/// sub-module (the controller's role and queue; its nodes come from the
+/// Karpenter release, read on its own) as a local copy whose folder is not
+/// there, told by the inputs only it takes.
+pub fn may_make_nodes(source: &str, call: &hcl_edit::structure::Body) -> bool {
+    let s = source.trim().trim_end_matches('/');
+    if s.starts_with("terraform-aws-modules/iam/aws")
+        || s.contains("terraform-aws-modules/terraform-aws-iam")
+    {
+        return false;
+    }
+    let karpenter_inputs = [
+        "irsa_oidc_provider_arn",
+        "irsa_namespace_service_accounts",
+        "enable_irsa",
+        "enable_pod_identity",
+        "create_pod_identity_association",
+        "create_node_iam_role",
+        "node_iam_role_additional_policies",
+        "enable_v1_permissions",
+        "enable_spot_termination",
+    ];
+    !(s.ends_with("modules/karpenter") && karpenter_inputs.iter().any(|n| call.has_attribute(n)))
+}
+
+/// For an add-on module that makes nodes only when asked (it installs
+/// Karpenter), the input that asks.
+pub fn nodes_input(source: &str) -> Option<&'static str> {
+    let s = source.trim().split('?').next().unwrap_or_default();
+    let repo = s.split("//").find(|p| !p.ends_with(':')).unwrap_or(s);
+    (repo == "aws-ia/eks-blueprints-addons/aws"
+        || repo
+            .trim_end_matches(".git")
+            .ends_with("aws-ia/terraform-aws-eks-blueprints-addons"))
+    .then_some("enable_karpenter")
+}
+
 pub fn kind(source: &str) -> Kind {
     let s = source.trim();
     if s.starts_with("./") || s.starts_with("../") {

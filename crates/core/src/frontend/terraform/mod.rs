@@ -881,6 +881,13 @@ pub(crate) fn located_str(val: Option<&Value>, fallback: Span, path: &str) -> Lo
     }
 }
 
+fn is_false_value(v: Option<&Value>) -> bool {
+    v.is_some_and(|x| {
+        matches!(x.kind, ValueKind::Bool(false))
+            || matches!(&x.kind, ValueKind::String(s) if s == "false")
+    })
+}
+
 /// What the unit builds, across the root module and the local modules it calls.
 #[derive(Default)]
 pub(crate) struct Builder {
@@ -896,6 +903,8 @@ pub(crate) struct Builder {
     pub releases: Vec<crate::model::HelmRelease>,
     /// Local module copies read so far in this unit.
     pub modules_loaded: usize,
+    /// Whether copies past the bound were left unread (said once).
+    pub copies_capped: bool,
     /// Hard limits that evaluation ran into (FP000): the values past them
     /// are unknown, and the user should know why.
     pub limit_hits: Vec<Diagnostic>,
@@ -1192,8 +1201,9 @@ impl Builder {
                                 ),
                                 span_of(*file, b.span()).unwrap_or(Span::new(*file, 0, 0)),
                             ));
+                            self.opaque_module(&ctx, b, *file, prefix);
                         }
-                        eks_module::Kind::Other => {}
+                        eks_module::Kind::Other => self.opaque_module(&ctx, b, *file, prefix),
                         k => eks_module::read(self, &ctx, b, *file, n, &k, prefix, forms[i]),
                     }
                 }
@@ -1402,10 +1412,15 @@ impl Builder {
         for inst in &insts {
             // Hostile or huge trees: a bounded number of module copies.
             if self.modules_loaded >= MAX_MODULE_COPIES {
-                self.limit_hits.push(Diagnostic::parse_error(
-                    format!("more than {MAX_MODULE_COPIES} local module copies in one root module; the rest are not read"),
-                    span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0)),
-                ));
+                // Said once, at the first call not read.
+                if !self.copies_capped {
+                    self.copies_capped = true;
+                    self.limit_hits.push(Diagnostic::parse_error(
+                        format!("more than {MAX_MODULE_COPIES} local module copies in one root module; the rest are not read"),
+                        span_of(file, b.span()).unwrap_or(Span::new(file, 0, 0)),
+                    ));
+                }
+                self.opaque_module(ctx, b, file, prefix);
                 return;
             }
             self.modules_loaded += 1;
@@ -1550,6 +1565,49 @@ impl Builder {
         }
         self.clusters.push(c);
         i
+    }
+
+    /// A module whose code is not read, given a cluster's name or id from
+    /// the cluster itself, may create nodes for it (a node-group module,
+    /// add-ons that install Karpenter): that cluster's capacity is unknown.
+    /// Only what depends on the cluster can add nodes to it, so the name
+    /// passed as a plain value (a VPC module tagging subnets for the
+    /// cluster-to-be) or other outputs (an OIDC provider for IAM roles) say
+    /// nothing of nodes. terraform-aws-eks's own sub-modules are known:
+    /// those that make nodes are read, the rest make none.
+    fn opaque_module(&mut self, ctx: &Ctx<'_, '_>, b: &Block, file: FileId, prefix: &str) {
+        let src = ctx.eval_attr(&b.body, "source", file, &Vec::new());
+        let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+        if eks_module::is_terraform_aws_eks(&src) || !eks_module::may_make_nodes(&src, &b.body) {
+            return;
+        }
+        // Add-on modules that make nodes only when an input says so.
+        if let Some(input) = eks_module::nodes_input(&src) {
+            let v = ctx.eval_attr(&b.body, input, file, &Vec::new());
+            if v.is_none() || is_false_value(v.as_ref()) {
+                return;
+            }
+        }
+        let names_cluster = |out: &str| {
+            matches!(out, "name" | "id" | "arn")
+                || ["cluster_name", "cluster_id", "cluster_arn"]
+                    .iter()
+                    .any(|x| out.ends_with(x))
+        };
+        let mut hit: Vec<usize> = Vec::new();
+        for r in graph::refs_of_body(&b.body) {
+            let addr = match (r.root.as_str(), r.attrs.as_slice()) {
+                ("module", [m, out, ..]) if names_cluster(out) => format!("{prefix}module.{m}"),
+                ("aws_eks_cluster", [n, attr, ..]) if names_cluster(attr) => {
+                    format!("{prefix}aws_eks_cluster.{n}")
+                }
+                _ => continue,
+            };
+            hit.extend(self.by_address.get(&addr));
+        }
+        for i in hit {
+            self.note_capacity(Some(i), Capacity::Unknown);
+        }
     }
 
     /// Record EC2 capacity (or capacity that cannot be resolved) for a cluster.
