@@ -1030,6 +1030,11 @@ impl Builder {
                 if library && is_empty_value(&val) {
                     continue;
                 }
+                // In a root too, an empty string is what a value set outside
+                // (tfvars elsewhere, TF_VAR_, the workspace) is left at.
+                if matches!(&val.kind, ValueKind::String(s) if s.is_empty()) {
+                    continue;
+                }
                 vars.insert(name.clone(), val);
             }
         }
