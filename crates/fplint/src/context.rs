@@ -83,6 +83,9 @@ pub fn candidates(
     // project root (none below it has any).
     let mut all_at_root = true;
     let mut unmarked: HashSet<PathBuf> = HashSet::new();
+    // The folders the scope search listed in full, by absolute path.
+    let mut listed: std::collections::HashMap<PathBuf, Vec<Candidate>> =
+        std::collections::HashMap::new();
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
@@ -94,7 +97,14 @@ pub fn candidates(
             if whole_root {
                 return root;
             }
-            let found = scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed);
+            let found = scope(
+                &c.path,
+                &root,
+                cwd.as_deref(),
+                exclude,
+                &mut sniffed,
+                &mut listed,
+            );
             all_at_root &= found == root;
             found
         })
@@ -150,7 +160,25 @@ pub fn candidates(
             .map(|r| relative_to(cwd.as_deref(), r))
             .collect()
     };
-    let mut found = walk::walk(&shown(true), exclude);
+    // A scope folder was listed by the search already.
+    let mut reused = Vec::new();
+    let deep: Vec<PathBuf> = shown(true)
+        .into_iter()
+        .zip(outer.iter().filter(|r| !unmarked.contains(*r)))
+        .filter_map(|(shown, r)| match listed.remove(r) {
+            Some(files) => {
+                reused.extend(files);
+                None
+            }
+            None => Some(shown),
+        })
+        .collect();
+    let mut found = if deep.is_empty() {
+        walk::Walked::default()
+    } else {
+        walk::walk(&deep, exclude)
+    };
+    found.files.extend(reused);
     let shallow = shown(false);
     if !shallow.is_empty() {
         found
@@ -253,6 +281,7 @@ fn scope(
     cwd: Option<&Path>,
     exclude: Option<(&GlobSet, &Path)>,
     sniffed: &mut std::collections::HashMap<PathBuf, bool>,
+    listed: &mut std::collections::HashMap<PathBuf, Vec<Candidate>>,
 ) -> PathBuf {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let Some(dir) = abs.parent() else {
@@ -262,9 +291,15 @@ fn scope(
         if !up.starts_with(root) || up == root {
             break;
         }
-        let found = walk::walk(&[relative_to(cwd, up)], exclude);
+        // On this thread: the folders near a file are usually small, and
+        // starting walker threads for each costs more than it saves.
+        let mut files = Vec::new();
+        walk::walk_sorted_until(&relative_to(cwd, up), exclude, None, |c| {
+            files.push(c);
+            true
+        });
         let mut any = false;
-        for c in &found.files {
+        for c in &files {
             let key = absolute(cwd, c);
             if key == abs {
                 continue;
@@ -275,6 +310,7 @@ fn scope(
             any |= hit;
         }
         if any {
+            listed.insert(up.to_path_buf(), files);
             return up.to_path_buf();
         }
     }
