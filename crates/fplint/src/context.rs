@@ -83,6 +83,9 @@ pub fn candidates(
     // project root (none below it has any).
     let mut all_at_root = true;
     let mut unmarked: HashSet<PathBuf> = HashSet::new();
+    // The folders the scope search listed in full, by absolute path.
+    let mut listed: std::collections::HashMap<PathBuf, Vec<Candidate>> =
+        std::collections::HashMap::new();
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
@@ -94,7 +97,14 @@ pub fn candidates(
             if whole_root {
                 return root;
             }
-            let found = scope(&c.path, &root, cwd.as_deref(), exclude, &mut sniffed);
+            let found = scope(
+                &c.path,
+                &root,
+                cwd.as_deref(),
+                exclude,
+                &mut sniffed,
+                &mut listed,
+            );
             all_at_root &= found == root;
             found
         })
@@ -109,6 +119,40 @@ pub fn candidates(
         .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
         .cloned()
         .collect();
+    let have: HashSet<PathBuf> = walked.iter().map(|c| canonical(&c.path)).collect();
+    let roots_shown = || -> Vec<PathBuf> {
+        projects
+            .iter()
+            .map(|r| relative_to(cwd.as_deref(), r))
+            .collect()
+    };
+    // The named files' workloads are assigned by the root's clusters: with
+    // two or more there, none is (no `[clusters] paths` to say which), so
+    // two clusters say as much as all of them, at a fraction of the cost.
+    // The root is listed in path order and the search stops at the second.
+    let two_decide =
+        !whole_root && all_at_root && !walked.iter().any(|c| may_define_cluster(&c.path));
+    if let ([root], true) = (outer.as_slice(), two_decide) {
+        let mut two = TwoClusters::default();
+        let depth = unmarked.contains(root).then_some(1);
+        let shown = relative_to(cwd.as_deref(), root);
+        walk::walk_sorted_until(&shown, exclude, depth, |c| {
+            let abs = absolute(cwd.as_deref(), &c);
+            // Files the scope search found defining nothing, and the run's own.
+            if is_tf(&c.path) || sniffed.get(&abs) == Some(&false) || have.contains(&abs) {
+                return true;
+            }
+            two.visit(&c).is_none()
+        });
+        if let Some(files) = two.found() {
+            return Context {
+                roots: roots_shown(),
+                files,
+                builds: builds_including(&named, cwd.as_deref()),
+                partial: true,
+            };
+        }
+    }
     let shown = |deep: bool| -> Vec<PathBuf> {
         outer
             .iter()
@@ -116,14 +160,31 @@ pub fn candidates(
             .map(|r| relative_to(cwd.as_deref(), r))
             .collect()
     };
-    let mut found = walk::walk(&shown(true), exclude);
+    // A scope folder was listed by the search already.
+    let mut reused = Vec::new();
+    let deep: Vec<PathBuf> = shown(true)
+        .into_iter()
+        .zip(outer.iter().filter(|r| !unmarked.contains(*r)))
+        .filter_map(|(shown, r)| match listed.remove(r) {
+            Some(files) => {
+                reused.extend(files);
+                None
+            }
+            None => Some(shown),
+        })
+        .collect();
+    let mut found = if deep.is_empty() {
+        walk::Walked::default()
+    } else {
+        walk::walk(&deep, exclude)
+    };
+    found.files.extend(reused);
     let shallow = shown(false);
     if !shallow.is_empty() {
         found
             .files
             .extend(walk::walk_to_depth(&shallow, exclude, Some(1)).files);
     }
-    let have: HashSet<PathBuf> = walked.iter().map(|c| canonical(&c.path)).collect();
     let given_modules: HashSet<PathBuf> = walked
         .iter()
         .filter(|c| is_tf(&c.path))
@@ -133,7 +194,7 @@ pub fn candidates(
         .files
         .par_iter()
         .filter(|c| {
-            let abs = canonical(&c.path);
+            let abs = absolute(cwd.as_deref(), c);
             sniffed
                 .get(&abs)
                 .copied()
@@ -143,7 +204,7 @@ pub fn candidates(
     let mut tf_dirs: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
     for c in hits {
-        let abs = canonical(&c.path);
+        let abs = absolute(cwd.as_deref(), c);
         if have.contains(&abs) {
             continue;
         }
@@ -167,21 +228,16 @@ pub fn candidates(
     );
     out.sort();
     out.dedup();
-    // The named files' workloads are assigned by the root's clusters: with
-    // two or more there, none is (no `[clusters] paths` to say which), so
-    // two clusters say as much as all of them, at a fraction of the cost.
+    // Several roots: the same two-cluster stop, over all of them.
     let mut partial = false;
-    if !whole_root && all_at_root && !walked.iter().any(|c| may_define_cluster(&c.path)) {
+    if two_decide && outer.len() > 1 {
         if let Some(two) = two_clusters(&out) {
             out = two;
             partial = true;
         }
     }
     Context {
-        roots: projects
-            .iter()
-            .map(|r| relative_to(cwd.as_deref(), r))
-            .collect(),
+        roots: roots_shown(),
         files: out,
         builds: builds_including(&named, cwd.as_deref()),
         partial,
@@ -225,6 +281,7 @@ fn scope(
     cwd: Option<&Path>,
     exclude: Option<(&GlobSet, &Path)>,
     sniffed: &mut std::collections::HashMap<PathBuf, bool>,
+    listed: &mut std::collections::HashMap<PathBuf, Vec<Candidate>>,
 ) -> PathBuf {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let Some(dir) = abs.parent() else {
@@ -234,10 +291,16 @@ fn scope(
         if !up.starts_with(root) || up == root {
             break;
         }
-        let found = walk::walk(&[relative_to(cwd, up)], exclude);
+        // On this thread: the folders near a file are usually small, and
+        // starting walker threads for each costs more than it saves.
+        let mut files = Vec::new();
+        walk::walk_sorted_until(&relative_to(cwd, up), exclude, None, |c| {
+            files.push(c);
+            true
+        });
         let mut any = false;
-        for c in &found.files {
-            let key = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+        for c in &files {
+            let key = absolute(cwd, c);
             if key == abs {
                 continue;
             }
@@ -247,6 +310,7 @@ fn scope(
             any |= hit;
         }
         if any {
+            listed.insert(up.to_path_buf(), files);
             return up.to_path_buf();
         }
     }
@@ -257,32 +321,58 @@ fn scope(
 /// different names, if there are two: a pre-scan that models one small
 /// file at a time and stops there.
 fn two_clusters(files: &[Candidate]) -> Option<Vec<Candidate>> {
-    let sources = fplint_core::sources::Sources::default();
-    let mut seen: Vec<(String, &Candidate)> = Vec::new();
-    for c in files.iter().filter(|c| !is_tf(&c.path)) {
-        let Ok(bytes) = std::fs::read(&c.path) else {
-            continue;
-        };
+    let mut two = TwoClusters::default();
+    files
+        .iter()
+        .filter(|c| !is_tf(&c.path))
+        .find_map(|c| two.visit(c))
+}
+
+/// The two-cluster pre-scan, fed one file at a time in path order.
+#[derive(Default)]
+struct TwoClusters {
+    sources: fplint_core::sources::Sources,
+    seen: Vec<(String, Candidate)>,
+    done: Option<Vec<Candidate>>,
+}
+
+impl TwoClusters {
+    /// The two files, once `c` makes two clusters of different names.
+    fn visit(&mut self, c: &Candidate) -> Option<Vec<Candidate>> {
+        let bytes = std::fs::read(&c.path).ok()?;
         if !bytes.windows(18).any(|w| w == b"eksctl.io/v1alpha5") {
-            continue;
+            return None;
         }
-        let Ok(f) = sources.load(&c.path) else {
-            continue;
-        };
+        let f = self.sources.load(&c.path).ok()?;
         let unit =
             fplint_core::frontend::load_document_file(&f, fplint_core::tree::Limits::default());
         for cluster in &unit.clusters {
-            if cluster.name.known().is_some() && seen.iter().all(|(k, _)| *k != cluster.key) {
-                seen.push((cluster.key.clone(), c));
+            if cluster.name.known().is_some() && self.seen.iter().all(|(k, _)| *k != cluster.key) {
+                self.seen.push((cluster.key.clone(), c.clone()));
             }
         }
-        if let [(_, a), (_, b), ..] = seen.as_slice() {
-            let mut two = vec![(*a).clone(), (*b).clone()];
+        if let [(_, a), (_, b), ..] = self.seen.as_slice() {
+            let mut two = vec![a.clone(), b.clone()];
             two.dedup();
+            self.done = Some(two.clone());
             return Some(two);
         }
+        None
     }
-    None
+
+    fn found(self) -> Option<Vec<Candidate>> {
+        self.done
+    }
+}
+
+/// A walked file's absolute path without a system call: the context walks
+/// start at canonical folders and do not enter linked ones, so only a link
+/// to a file needs resolving.
+fn absolute(cwd: Option<&Path>, c: &Candidate) -> PathBuf {
+    match cwd {
+        Some(d) if c.listed_file => fplint_core::frontend::kustomize::normalise(&d.join(&c.path)),
+        _ => c.path.canonicalize().unwrap_or_else(|_| c.path.clone()),
+    }
 }
 
 fn is_tf(p: &Path) -> bool {

@@ -176,3 +176,47 @@ fn strip_dot(p: &Path) -> PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| p.to_path_buf())
 }
+
+/// The files [`walk_to_depth`] finds under the folder `root`, in path
+/// order, handed to `visit` one at a time until it returns `false`: a
+/// search that may stop early lists no more folders than it needs.
+pub fn walk_sorted_until(
+    root: &Path,
+    exclude: Option<(&GlobSet, &Path)>,
+    max_depth: Option<usize>,
+    mut visit: impl FnMut(Candidate) -> bool,
+) {
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let excluded = |p: &Path| -> bool {
+        let Some((set, base)) = exclude else {
+            return false;
+        };
+        let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let rel = abs.strip_prefix(base).unwrap_or(&abs);
+        set.is_match(rel) || set.is_match(p)
+    };
+    // Siblings by name, depth first: the order of sorted paths.
+    let entries = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .max_depth(max_depth)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for e in entries.flatten() {
+        if let Some(path) = accept(&e, &canonical_root, &excluded) {
+            let listed_file = e.file_type().is_some_and(|t| t.is_file());
+            let c = Candidate {
+                path,
+                explicit: false,
+                listed_file,
+            };
+            if !visit(c) {
+                return;
+            }
+        }
+    }
+}

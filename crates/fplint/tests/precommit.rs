@@ -146,3 +146,38 @@ fn unmarked_folder_is_searched_one_level_deep() {
         .collect();
     assert_eq!(keys, [true]);
 }
+
+/// The names of the clusters a run modelled, in order.
+fn cluster_names(report: &fplint::Report) -> Vec<String> {
+    report
+        .project
+        .clusters
+        .iter()
+        .filter_map(|c| c.name.known().cloned())
+        .collect()
+}
+
+/// The stop at two lists the root in path order, with the walk's own
+/// rules: the first two clusters not ignored are read, as a full listing
+/// sorted would give them.
+#[test]
+fn the_two_clusters_read_are_the_first_in_path_order() {
+    let tmp = repo(&["d", "b", "c", "a"], "");
+    write(tmp.path(), ".gitignore", "team-a/\n");
+    write(tmp.path(), "team-b/notes/readme.yaml", "a: 1\n");
+    let report = named(tmp.path());
+    assert_eq!(cluster_names(&report), ["b", "c"]);
+    assert_eq!(assigned(&report), [None]);
+    assert_eq!(assigned(&report), assigned(&full(tmp.path())));
+}
+
+/// A cluster in the named file's own folder: the scope stops there and
+/// that cluster is read in full, not cut at two.
+#[test]
+fn a_cluster_beside_the_file_is_not_cut_at_two() {
+    let tmp = repo(&["a", "b", "c"], "");
+    write(tmp.path(), "apps/cluster.yaml", &cluster("own"));
+    let report = named(tmp.path());
+    assert_eq!(cluster_names(&report), ["own"]);
+    assert_eq!(assigned(&report), [Some("own".to_string())]);
+}
