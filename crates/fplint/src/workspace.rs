@@ -80,6 +80,8 @@ pub struct Workspace {
     units: Vec<(String, Unit)>,
     /// The kustomize builds as last planned.
     builds: fplint_core::frontend::kustomize::Plan,
+    /// The last check's report, until something changes.
+    report: Mutex<Option<Arc<Report>>>,
 }
 
 /// One unit's model and what it was built from.
@@ -132,6 +134,7 @@ impl Workspace {
             calls: Mutex::new(HashMap::new()),
             units: Vec::new(),
             builds: fplint_core::frontend::kustomize::Plan::default(),
+            report: Mutex::new(None),
         };
         ws.sources = Arc::new(ws.new_sources(&[]));
         ws.rescan();
@@ -158,8 +161,19 @@ impl Workspace {
     }
 
     /// Run the rules over the project as it is now: the files on disk as
-    /// last read, with overlays in their place.
-    pub fn check(&self) -> Report {
+    /// last read, with overlays in their place. With nothing changed since
+    /// the last check, its report again.
+    pub fn check(&self) -> Arc<Report> {
+        let mut kept = self.report.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(report) = kept.as_ref() {
+            return report.clone();
+        }
+        let report = Arc::new(self.check_now());
+        *kept = Some(report.clone());
+        report
+    }
+
+    fn check_now(&self) -> Report {
         let (linter, sources) = (&self.linter, &self.sources);
         lint::in_pool(|| {
             let mut project = Project::default();
@@ -328,6 +342,7 @@ impl Workspace {
     /// Plan the units again and model those that are new, changed in their
     /// files, or read a `stale` file or `path`; keep the others as they are.
     fn refresh(&mut self, stale: &HashSet<FileId>, path: Option<&Path>) {
+        *self.report.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         let (sources, limits) = (&self.sources, self.limits);
         let before = sources.len();
         let builds = lint::in_pool(|| {

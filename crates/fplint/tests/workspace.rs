@@ -113,7 +113,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// The workspace's report against a fresh run over the files on disk.
-fn assert_fresh(ws: &Workspace, root: &Path) -> fplint::Report {
+fn assert_fresh(ws: &Workspace, root: &Path) -> std::sync::Arc<fplint::Report> {
     let report = ws.check();
     let fresh = linter().check_paths(&[root]);
     assert_eq!(json(&report), json(&fresh));
@@ -394,4 +394,20 @@ fn a_named_file_reads_its_project_as_context() {
     assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
     ws.remove_overlay(&web);
     fresh(&ws);
+}
+
+#[test]
+fn an_unchanged_project_gives_the_kept_report() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    let first = ws.check();
+    assert!(std::sync::Arc::ptr_eq(&first, &ws.check()));
+    // Any change drops it, even one back to the same text.
+    let text = std::fs::read_to_string(root.join("web.yaml")).unwrap();
+    assert!(ws.set_overlay(&root.join("web.yaml"), text));
+    let second = assert_fresh(&ws, &root);
+    assert!(!std::sync::Arc::ptr_eq(&first, &second));
+    assert!(std::sync::Arc::ptr_eq(&second, &ws.check()));
+    ws.rescan();
+    assert!(!std::sync::Arc::ptr_eq(&second, &ws.check()));
 }
