@@ -10,11 +10,10 @@
 //! order, so a check gives the same report as a fresh run over the same
 //! files.
 
+use crate::assembled::{self, Assembled, Env};
 use crate::lint::{self, Loaded, Modelled, Report};
 use crate::walk::{self, Candidate};
 use crate::Linter;
-use fplint_core::frontend;
-use fplint_core::model::Project;
 use fplint_core::sources::Sources;
 use fplint_core::tree::Limits;
 use fplint_core::FileId;
@@ -80,8 +79,20 @@ pub struct Workspace {
     units: Vec<(String, Unit)>,
     /// The kustomize builds as last planned.
     builds: fplint_core::frontend::kustomize::Plan,
-    /// The last check's report, until something changes.
-    report: Mutex<Option<Arc<Report>>>,
+    /// The last check's report and the finished project, kept between checks.
+    kept: Mutex<Kept>,
+}
+
+/// What a check leaves for the next one.
+#[derive(Default)]
+struct Kept {
+    /// The last report, until something changes; it holds the project.
+    report: Option<Arc<Report>>,
+    /// The finished project (in `report` while there is one), until a
+    /// change it cannot take in place.
+    assembled: Option<Assembled>,
+    /// How many times the project was assembled from all its units.
+    builds: usize,
 }
 
 /// One unit's model and what it was built from.
@@ -134,7 +145,7 @@ impl Workspace {
             calls: Mutex::new(HashMap::new()),
             units: Vec::new(),
             builds: fplint_core::frontend::kustomize::Plan::default(),
-            report: Mutex::new(None),
+            kept: Mutex::new(Kept::default()),
         };
         ws.sources = Arc::new(ws.new_sources(&[]));
         ws.rescan();
@@ -164,44 +175,29 @@ impl Workspace {
     /// last read, with overlays in their place. With nothing changed since
     /// the last check, its report again.
     pub fn check(&self) -> Arc<Report> {
-        let mut kept = self.report.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(report) = kept.as_ref() {
+        let (linter, sources) = (&self.linter, &self.sources);
+        let mut guard = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = &mut *guard;
+        if let Some(report) = kept.report.as_ref() {
             return report.clone();
         }
-        let report = Arc::new(self.check_now());
-        *kept = Some(report.clone());
-        report
-    }
-
-    fn check_now(&self) -> Report {
-        let (linter, sources) = (&self.linter, &self.sources);
-        lint::in_pool(|| {
-            let mut project = Project::default();
-            let mut diagnostics = Vec::new();
-            let mut suppressions = Vec::new();
+        let report = lint::in_pool(|| {
+            let env = self.env();
+            let units = || self.units.iter().map(|(_, u)| &u.modelled);
+            let assembled = kept.assembled.get_or_insert_with(|| {
+                kept.builds += 1;
+                Assembled::build(units(), &env)
+            });
+            let selection = lint::selection(&linter.options, &linter.config);
+            let settings = lint::settings(&linter.config);
+            let found = assembled.findings(&selection, &settings);
+            let (diagnostics, suppressions, unit_notices) = assembled::unit_extras(units());
+            let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
-            let mut homes = Vec::new();
-            // The unit models stay as their frontends made them: the
-            // project-wide steps below change the copies.
-            for (_, unit) in &self.units {
-                let m = &unit.modelled;
-                let mut out = m.unit.clone();
-                homes.extend(std::iter::repeat_n(m.home.clone(), out.clusters.len()));
-                notices.extend(m.notice.clone());
-                suppressions.append(&mut out.suppressions);
-                diagnostics.extend(frontend::absorb(&mut project, out));
-            }
-            let (found, unassigned) = lint::finish_project(
-                &mut project,
-                &linter.config,
-                sources,
-                self.base.as_deref(),
-                self.limits,
-                &homes,
-                self.context.partial,
+            notices.extend(unit_notices);
+            notices.extend(
+                assembled::unassigned(&project, sources).notice(&project, self.context.partial),
             );
-            diagnostics.extend(found);
-            notices.extend(unassigned);
             notices.sort();
             let loaded = Loaded {
                 project,
@@ -213,8 +209,31 @@ impl Workspace {
                 notices,
                 base: self.base.clone(),
             };
-            lint::check_loaded(loaded, &linter.options, &linter.config)
-        })
+            Arc::new(lint::report_with(
+                loaded,
+                found,
+                &linter.options,
+                &linter.config,
+            ))
+        });
+        kept.report = Some(report.clone());
+        report
+    }
+
+    /// How many checks assembled the project from all its units rather
+    /// than take a change in place (for tests).
+    #[doc(hidden)]
+    pub fn full_builds(&self) -> usize {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).builds
+    }
+
+    fn env(&self) -> Env<'_> {
+        Env {
+            cfg: &self.linter.config,
+            sources: &self.sources,
+            base: self.base.as_deref(),
+            max_list_items: self.limits.max_list_items,
+        }
     }
 
     /// Read `path` from `text` instead of the disk, as an editor's unsaved
@@ -342,7 +361,11 @@ impl Workspace {
     /// Plan the units again and model those that are new, changed in their
     /// files, or read a `stale` file or `path`; keep the others as they are.
     fn refresh(&mut self, stale: &HashSet<FileId>, path: Option<&Path>) {
-        *self.report.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+        let before_plan: Vec<(String, u8)> = self
+            .units
+            .iter()
+            .map(|(k, u)| (k.clone(), u.kind))
+            .collect();
         let (sources, limits) = (&self.sources, self.limits);
         let before = sources.len();
         let builds = lint::in_pool(|| {
@@ -396,11 +419,12 @@ impl Workspace {
             old.entry(key).or_default().push_back(unit);
         }
         let mut kept: Vec<Option<Unit>> = Vec::with_capacity(plan.len());
+        let mut replaced: Vec<Option<Unit>> = Vec::with_capacity(plan.len());
         for (key, job) in &plan {
             let unit = old.get_mut(key).and_then(VecDeque::pop_front);
             let paths = job.paths();
             let build_read = matches!(job, lint::Job::Build(dir) if rebuilt.contains(dir));
-            kept.push(unit.filter(|u| {
+            let keep = unit.as_ref().is_some_and(|u| {
                 u.kind == job.kind()
                     && u.paths
                         .iter()
@@ -410,7 +434,14 @@ impl Workspace {
                     && !u.reads.iter().any(|id| stale.contains(id))
                     && !reads_folder(u)
                     && path.is_none_or(|p| !paths.contains(&p))
-            }));
+            });
+            if keep {
+                kept.push(unit);
+                replaced.push(None);
+            } else {
+                kept.push(None);
+                replaced.push(unit);
+            }
         }
         let modelled: Vec<Option<Unit>> = lint::in_pool(|| {
             plan.par_iter()
@@ -441,12 +472,44 @@ impl Workspace {
                 })
                 .collect()
         });
-        let units = plan
+        let same_plan = path.is_some()
+            && plan
+                .iter()
+                .zip(&modelled)
+                .map(|((k, _), m)| (k, m.as_ref().map(|u| u.kind)))
+                .zip(&kept)
+                .map(|((k, new), kept)| (k, new.or(kept.as_ref().map(|u| u.kind))))
+                .eq(before_plan.iter().map(|(k, kind)| (k, Some(*kind))));
+        let units: Vec<(String, Unit)> = plan
             .iter()
             .zip(kept.into_iter().zip(modelled))
             .filter_map(|((key, _), (kept, new))| Some((key.clone(), kept.or(new)?)))
             .collect();
         drop(plan);
+        // The finished project takes the new units in place when it can.
+        let slot = self.kept.get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut kept = std::mem::take(slot);
+        if let Some(mut assembled) = kept.assembled.take() {
+            if let Some(report) = kept.report.take() {
+                assembled.project = match Arc::try_unwrap(report) {
+                    Ok(r) => r.project,
+                    Err(shared) => shared.project.clone(),
+                };
+            }
+            let env = self.env();
+            let spliced = same_plan
+                && replaced.iter().enumerate().all(|(i, old)| match old {
+                    None => true,
+                    Some(old) => units.get(i).is_some_and(|(_, new)| {
+                        old.kind == new.kind
+                            && assembled.splice(i, &old.modelled, &new.modelled, &env)
+                    }),
+                });
+            if spliced {
+                kept.assembled = Some(assembled);
+            }
+        }
+        *self.kept.get_mut().unwrap_or_else(|e| e.into_inner()) = kept;
         self.units = units;
         self.builds = builds;
         // Modelled: the text is read again only for files that get findings.
