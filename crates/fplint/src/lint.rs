@@ -606,7 +606,7 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
             })
             .collect()
     });
-    report_with(loaded, found.into_iter().flatten(), opts, cfg)
+    report_with(loaded, found.into_iter().flatten(), opts, cfg, None)
 }
 
 /// The rule codes `opts` and `cfg` select.
@@ -632,6 +632,7 @@ pub(crate) fn report_with(
     found: impl IntoIterator<Item = Diagnostic>,
     opts: &Options,
     cfg: &Config,
+    fixes: Option<&mut crate::fix::FixMemo>,
 ) -> Report {
     let Loaded {
         project,
@@ -701,7 +702,10 @@ pub(crate) fn report_with(
     for id in wanted {
         let _ = sources.get(id);
     }
-    crate::fix::materialize(&mut diagnostics, &sources);
+    match fixes {
+        Some(memo) => *memo = crate::fix::materialize_with(&mut diagnostics, &sources, memo),
+        None => crate::fix::materialize(&mut diagnostics, &sources),
+    }
     errors.extend(
         sources
             .take_changed()

@@ -93,6 +93,8 @@ struct Kept {
     assembled: Option<Assembled>,
     /// How many times the project was assembled from all its units.
     builds: usize,
+    /// The fixes of the last report, as byte edits.
+    fixes: crate::fix::FixMemo,
 }
 
 /// One unit's model and what it was built from.
@@ -214,6 +216,7 @@ impl Workspace {
                 found,
                 &linter.options,
                 &linter.config,
+                Some(&mut kept.fixes),
             ))
         });
         kept.report = Some(report.clone());
@@ -334,6 +337,8 @@ impl Workspace {
     /// every unit that is made of it or read it (`old`).
     fn changed(&mut self, local: PathBuf, old: Option<FileId>) {
         let present = self.overlays.contains_key(&local) || local.is_file();
+        // Only the text changed: the file was and stays in the project.
+        let mut edited = present && self.is_context(&local);
         if !self.is_context(&local) {
             match self.files.binary_search_by(|c| c.path.cmp(&local)) {
                 Ok(i) if !present => {
@@ -344,15 +349,19 @@ impl Workspace {
                     c.explicit = self.roots.iter().any(|(given, _, f)| *f && *given == local);
                     self.files.insert(i, c);
                 }
+                Ok(_) => edited = present,
                 _ => {}
             }
         }
         let dir = local
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        self.lock_calls().remove(&dir);
+        let calls = self.lock_calls().remove(&dir);
         let stale: HashSet<FileId> = old.into_iter().collect();
-        self.refresh(&stale, Some(&local));
+        if !(edited && self.same_plan(&local, &dir, calls) && self.refresh_in_place(&stale, &local))
+        {
+            self.refresh(&stale, Some(&local));
+        }
         for id in stale {
             self.sources.retire(id);
         }
@@ -450,25 +459,7 @@ impl Workspace {
                     if kept.is_some() {
                         return None;
                     }
-                    let modelled = lint::model_unit(job, sources, limits);
-                    let paths: Vec<PathBuf> =
-                        job.paths().into_iter().map(Path::to_path_buf).collect();
-                    let out = &modelled.unit;
-                    let mut reads: Vec<FileId> = out
-                        .given_files
-                        .iter()
-                        .chain(&out.context_files)
-                        .copied()
-                        .chain(paths.iter().filter_map(|p| sources.lookup(p)))
-                        .collect();
-                    reads.sort();
-                    reads.dedup();
-                    Some(Unit {
-                        kind: job.kind(),
-                        paths,
-                        reads,
-                        modelled,
-                    })
+                    Some(model_job(job, sources, limits))
                 })
                 .collect()
         });
@@ -486,7 +477,149 @@ impl Workspace {
             .filter_map(|((key, _), (kept, new))| Some((key.clone(), kept.or(new)?)))
             .collect();
         drop(plan);
-        // The finished project takes the new units in place when it can.
+        let replaced: Vec<(usize, Unit)> = replaced
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, u)| Some((i, u?)))
+            .collect();
+        self.take_in(&replaced, &units, same_plan);
+        self.units = units;
+        self.builds = builds;
+        // Modelled: the text is read again only for files that get findings.
+        lint::in_pool(|| lint::release_texts(&self.sources, before));
+    }
+
+    /// Whether an edit of `local`'s text leaves the units as planned: it is
+    /// no kustomization and no build reads it, and a `.tf` file's folder
+    /// calls the same local modules as before (`calls`).
+    fn same_plan(&self, local: &Path, dir: &Path, calls: Option<Vec<PathBuf>>) -> bool {
+        let name = local.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if fplint_core::frontend::kustomize::is_kustomization_name(local)
+            || name == "Kustomization"
+            || !self.builds.roots_including(local).is_empty()
+            || self.builds.includes(local)
+        {
+            return false;
+        }
+        let terraform = name.ends_with(".tf") || name.ends_with(".tf.json");
+        if !terraform {
+            return true;
+        }
+        let Some(before) = calls else {
+            return false;
+        };
+        let module: Vec<PathBuf> = self
+            .files
+            .iter()
+            .filter(|c| {
+                c.path.parent().is_some_and(|p| p == dir)
+                    || (dir == Path::new(".")
+                        && c.path.parent().is_some_and(|p| p.as_os_str().is_empty()))
+            })
+            .filter(|c| {
+                let n = c.path.to_string_lossy();
+                n.ends_with(".tf") || n.ends_with(".tf.json")
+            })
+            .map(|c| c.path.clone())
+            .collect();
+        let now =
+            fplint_core::frontend::terraform::local_calls(dir, &module, self.sources.max_file_size);
+        let same = now == before;
+        self.lock_calls().insert(dir.to_path_buf(), now);
+        same
+    }
+
+    /// Model again, in place, the units made of `local` or that read it
+    /// (`stale`), as [`Workspace::refresh`] would with the same plan;
+    /// `false` (nothing done) when a unit cannot be remade without planning.
+    fn refresh_in_place(&mut self, stale: &HashSet<FileId>, local: &Path) -> bool {
+        let (sources, limits) = (&self.sources, self.limits);
+        let before = sources.len();
+        let folder = local
+            .extension()
+            .is_some_and(|e| e == "tf")
+            .then(|| local.parent().map(fplint_core::sources::display_path))
+            .flatten();
+        let in_folder = |id: &FileId| {
+            folder.as_ref().is_some_and(|dir| {
+                sources.peek(*id).is_some_and(|f| {
+                    let rest = if dir == "." || dir.is_empty() {
+                        Some(f.path.as_str())
+                    } else {
+                        f.path
+                            .strip_prefix(dir.as_str())
+                            .and_then(|r| r.strip_prefix('/'))
+                    };
+                    rest.is_some_and(|r| !r.contains('/'))
+                })
+            })
+        };
+        let redo: Vec<usize> = self
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, u))| {
+                u.paths.iter().any(|p| p == local)
+                    || u.reads.iter().any(|id| stale.contains(id) || in_folder(id))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let find = |p: &PathBuf, context: bool| {
+            let list = if context {
+                &self.context.files
+            } else {
+                &self.files
+            };
+            list.iter().find(|c| c.path == *p)
+        };
+        let mut jobs = Vec::with_capacity(redo.len());
+        for &i in &redo {
+            let u = &self.units[i].1;
+            let context = matches!(u.kind, 1 | 3);
+            let Some(cands) = u
+                .paths
+                .iter()
+                .map(|p| find(p, context))
+                .collect::<Option<Vec<&Candidate>>>()
+            else {
+                return false;
+            };
+            let job = match (u.kind, cands.as_slice()) {
+                (0 | 1, [c]) => lint::Job::Document(c, context),
+                (2 | 3, [c, ..]) => {
+                    let dir = c
+                        .path
+                        .parent()
+                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                    lint::Job::Module(dir, cands, context)
+                }
+                (5, _) => lint::Job::Called(cands),
+                _ => return false,
+            };
+            jobs.push((i, job));
+        }
+        let made: Vec<(usize, Unit)> = lint::in_pool(|| {
+            jobs.par_iter()
+                .map(|(i, job)| (*i, model_job(job, sources, limits)))
+                .collect()
+        });
+        drop(jobs);
+        let mut replaced = Vec::with_capacity(made.len());
+        for (i, unit) in made {
+            if let Some(slot) = self.units.get_mut(i) {
+                replaced.push((i, std::mem::replace(&mut slot.1, unit)));
+            }
+        }
+        let units = std::mem::take(&mut self.units);
+        self.take_in(&replaced, &units, true);
+        self.units = units;
+        lint::in_pool(|| lint::release_texts(&self.sources, before));
+        true
+    }
+
+    /// Splice the units that were `replaced` (by index) into the finished
+    /// project, or let it go to be built again at the next check.
+    fn take_in(&mut self, replaced: &[(usize, Unit)], units: &[(String, Unit)], same_plan: bool) {
         let slot = self.kept.get_mut().unwrap_or_else(|e| e.into_inner());
         let mut kept = std::mem::take(slot);
         if let Some(mut assembled) = kept.assembled.take() {
@@ -498,22 +631,17 @@ impl Workspace {
             }
             let env = self.env();
             let spliced = same_plan
-                && replaced.iter().enumerate().all(|(i, old)| match old {
-                    None => true,
-                    Some(old) => units.get(i).is_some_and(|(_, new)| {
+                && replaced.iter().all(|(i, old)| {
+                    units.get(*i).is_some_and(|(_, new)| {
                         old.kind == new.kind
-                            && assembled.splice(i, &old.modelled, &new.modelled, &env)
-                    }),
+                            && assembled.splice(*i, &old.modelled, &new.modelled, &env)
+                    })
                 });
             if spliced {
                 kept.assembled = Some(assembled);
             }
         }
         *self.kept.get_mut().unwrap_or_else(|e| e.into_inner()) = kept;
-        self.units = units;
-        self.builds = builds;
-        // Modelled: the text is read again only for files that get findings.
-        lint::in_pool(|| lint::release_texts(&self.sources, before));
     }
 
     /// `path` in the form the walk gives it, if it lies in the project (or
@@ -569,6 +697,28 @@ impl Workspace {
             }
             _ => true,
         }
+    }
+}
+
+/// Model one unit and note what it read.
+fn model_job(job: &lint::Job, sources: &Sources, limits: Limits) -> Unit {
+    let modelled = lint::model_unit(job, sources, limits);
+    let paths: Vec<PathBuf> = job.paths().into_iter().map(Path::to_path_buf).collect();
+    let out = &modelled.unit;
+    let mut reads: Vec<FileId> = out
+        .given_files
+        .iter()
+        .chain(&out.context_files)
+        .copied()
+        .chain(paths.iter().filter_map(|p| sources.lookup(p)))
+        .collect();
+    reads.sort();
+    reads.dedup();
+    Unit {
+        kind: job.kind(),
+        paths,
+        reads,
+        modelled,
     }
 }
 
