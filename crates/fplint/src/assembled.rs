@@ -55,7 +55,7 @@ pub(crate) struct Assembled {
     assigner: Assigner,
     /// Per finished cluster: the list caps' findings.
     capped: Vec<Vec<Diagnostic>>,
-    /// Per finished cluster, per rule of [`cluster_rules`]: its findings.
+    /// Per finished cluster, per selected rule that reads one cluster: its findings.
     found: Vec<Vec<Vec<Diagnostic>>>,
     /// Clusters whose findings are out of date.
     dirty: BTreeSet<usize>,

@@ -5,10 +5,13 @@
 //! folder of `.tf` files (one Terraform module), or a kustomize build. The
 //! workspace plans, models and finishes the project with the same steps as
 //! [`Linter::check_paths`]; it keeps each unit's model as its frontend made
-//! it, before the project-wide steps (clusters joined, homes, assignment),
-//! and builds the project from them for every check, in the batch run's
-//! order, so a check gives the same report as a fresh run over the same
-//! files.
+//! it, and the finished project (clusters joined, homes, assignment) with
+//! the rules' findings per cluster. An edit of a file's text re-models its
+//! units without planning again (unless it can change the plan), and the
+//! finished project takes them in place when that cannot reach past their
+//! own items (see `assembled.rs`); anything else is built again from
+//! the units in the batch run's order, so a check gives the same report as
+//! a fresh run over the same files.
 
 use crate::assembled::{self, Assembled, Env};
 use crate::lint::{self, Loaded, Modelled, Report};
