@@ -8,8 +8,21 @@
 use crate::model::{Capacity, Cluster, FargateProfile, Known, Project, Provisioner};
 use std::collections::HashMap;
 
+/// What [`join_clusters`] did, for a caller that keeps the project and
+/// splices units in and out of it later.
+#[derive(Clone, Debug, Default)]
+pub struct Joined {
+    /// For each cluster before the join, by index, the index of the
+    /// cluster it is (or is part of) after it.
+    pub into: Vec<usize>,
+    /// Whether any cluster was joined into another.
+    pub any: bool,
+    /// The keys of clusters joined away, and the key each now goes by.
+    pub rekey: HashMap<String, String>,
+}
+
 /// Join the clusters of `project` that describe the same cluster.
-pub fn join_clusters(project: &mut Project) {
+pub fn join_clusters(project: &mut Project) -> Joined {
     let n = project.clusters.len();
     // `into[i] = Some(j)`: cluster i is joined into cluster j (j < i or a
     // defined cluster); decided first, applied in index order.
@@ -67,7 +80,11 @@ pub fn join_clusters(project: &mut Project) {
     }
 
     if into.iter().all(Option::is_none) {
-        return;
+        return Joined {
+            into: (0..n).collect(),
+            any: false,
+            rekey: HashMap::new(),
+        };
     }
     // Follow chains (a fragment joined into a second fragment that itself
     // joins a definition) to the cluster that stays.
@@ -103,6 +120,16 @@ pub fn join_clusters(project: &mut Project) {
             merge(to, *from);
         }
     }
+    // Where each cluster that stays lands once the others are gone.
+    let mut after = vec![0; n];
+    let mut kept = 0;
+    for (i, c) in clusters.iter().enumerate() {
+        after[i] = kept;
+        if c.is_some() {
+            kept += 1;
+        }
+    }
+    let into = targets.iter().map(|&t| after[t]).collect();
     project.clusters = clusters.into_iter().flatten().collect();
     if !rekey.is_empty() {
         let fix = |k: &mut Option<String>| {
@@ -124,6 +151,11 @@ pub fn join_clusters(project: &mut Project) {
             .for_each(|a| fix(&mut a.cluster_key));
     }
     dedup_pod_identities(project);
+    Joined {
+        into,
+        any: true,
+        rekey,
+    }
 }
 
 /// Parts of one cluster never define a profile name twice, differently: two

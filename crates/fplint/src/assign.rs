@@ -44,49 +44,17 @@ pub fn assign_with_homes(
     base: Option<&Path>,
     homes: &[Option<PathBuf>],
 ) -> Unassigned {
-    let only = match project.clusters.as_slice() {
-        [c] => Some(c.key.clone()),
-        _ => None,
-    };
-    let globs: Vec<(String, globset::GlobSet)> = cfg
-        .clusters
-        .iter()
-        .filter(|(_, o)| !o.paths.is_empty())
-        .filter_map(|(name, o)| {
-            let mut b = globset::GlobSetBuilder::new();
-            for p in &o.paths {
-                b.add(globset::Glob::new(p).ok()?);
-            }
-            Some((name.clone(), b.build().ok()?))
-        })
-        .collect();
-    let folders = Folders::new(project, sources, homes);
-    // Per file, not per object: canonicalising costs a readlink per component.
-    let memo: RefCell<HashMap<FileId, Option<String>>> = RefCell::new(HashMap::new());
-    let pick = |span: Span| -> Option<String> {
-        if let Some(hit) = memo.borrow().get(&span.file) {
-            return Option::clone(hit);
-        }
-        let f = sources.peek(span.file)?;
-        let shown = PathBuf::from(&f.path);
-        let abs = canonical(&shown);
-        let by_path = if globs.is_empty() {
-            None
-        } else {
-            let rel = base
-                .and_then(|b| abs.strip_prefix(b).ok())
-                .unwrap_or(&shown);
-            globs
-                .iter()
-                .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))
-                .and_then(|(name, _)| project_key(project, name))
-        };
-        let key = by_path
-            .or_else(|| abs.parent().and_then(|dir| folders.nearest(dir)))
-            .or_else(|| only.clone());
-        memo.borrow_mut().insert(span.file, key.clone());
-        key
-    };
+    let assigner = Assigner::new(project, cfg, sources, base, homes);
+    assign_by(project, sources, &assigner)
+}
+
+/// Give every item of `project` without a cluster the one `assigner` picks.
+pub(crate) fn assign_by(
+    project: &mut Project,
+    sources: &Sources,
+    assigner: &Assigner,
+) -> Unassigned {
+    let pick = |span: Span| assigner.pick(sources, span);
     let workload_keys: Vec<Option<String>> = project
         .workloads
         .iter()
@@ -132,7 +100,126 @@ pub fn assign_with_homes(
     left
 }
 
+/// What tells the cluster of an item that does not name one: `[clusters]
+/// paths`, the folders that define clusters, the only cluster. Kept by an
+/// incremental check while the clusters' names, keys and folders stay.
+pub(crate) struct Assigner {
+    only: Option<String>,
+    globs: Vec<(String, globset::GlobSet)>,
+    /// The first cluster's key for each known name, when `globs` is not empty.
+    by_name: HashMap<String, String>,
+    folders: Folders,
+    base: Option<PathBuf>,
+    /// Per file, not per object: canonicalising costs a readlink per component.
+    memo: RefCell<HashMap<FileId, Option<String>>>,
+}
+
+impl Assigner {
+    /// The assigner of `project`'s clusters; see [`assign_with_homes`].
+    pub(crate) fn new(
+        project: &Project,
+        cfg: &Config,
+        sources: &Sources,
+        base: Option<&Path>,
+        homes: &[Option<PathBuf>],
+    ) -> Assigner {
+        let only = match project.clusters.as_slice() {
+            [c] => Some(c.key.clone()),
+            _ => None,
+        };
+        let globs: Vec<(String, globset::GlobSet)> = cfg
+            .clusters
+            .iter()
+            .filter(|(_, o)| !o.paths.is_empty())
+            .filter_map(|(name, o)| {
+                let mut b = globset::GlobSetBuilder::new();
+                for p in &o.paths {
+                    b.add(globset::Glob::new(p).ok()?);
+                }
+                Some((name.clone(), b.build().ok()?))
+            })
+            .collect();
+        let mut by_name = HashMap::new();
+        if !globs.is_empty() {
+            for c in &project.clusters {
+                if let Some(n) = c.name.known() {
+                    by_name.entry(n.clone()).or_insert_with(|| c.key.clone());
+                }
+            }
+        }
+        Assigner {
+            only,
+            globs,
+            by_name,
+            folders: Folders::new(project, sources, homes),
+            base: base.map(Path::to_path_buf),
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The cluster key of an item at `span` that names no cluster itself.
+    pub(crate) fn pick(&self, sources: &Sources, span: Span) -> Option<String> {
+        if let Some(hit) = self.memo.borrow().get(&span.file) {
+            return Option::clone(hit);
+        }
+        let f = sources.peek(span.file)?;
+        let shown = PathBuf::from(&f.path);
+        let abs = canonical(&shown);
+        let by_path = if self.globs.is_empty() {
+            None
+        } else {
+            let rel = self
+                .base
+                .as_deref()
+                .and_then(|b| abs.strip_prefix(b).ok())
+                .unwrap_or(&shown);
+            self.globs
+                .iter()
+                .find(|(_, g)| g.is_match(rel) || g.is_match(&shown))
+                .and_then(|(name, _)| self.by_name.get(name).cloned())
+        };
+        let key = by_path
+            .or_else(|| abs.parent().and_then(|dir| self.folders.nearest(dir)))
+            .or_else(|| self.only.clone());
+        self.memo.borrow_mut().insert(span.file, key.clone());
+        key
+    }
+}
+
 impl Unassigned {
+    /// What has no cluster in an assigned project.
+    pub(crate) fn of(project: &Project, sources: &Sources) -> Unassigned {
+        let spans = project
+            .pod_identities
+            .iter()
+            .filter(|a| a.cluster_key.is_none())
+            .map(|a| a.loc.span)
+            .chain(
+                project
+                    .workloads
+                    .iter()
+                    .filter(|w| w.cluster_key.is_none())
+                    .map(|w| w.loc.span),
+            )
+            .chain(
+                project
+                    .aws_auth
+                    .iter()
+                    .filter(|a| a.cluster_key.is_none())
+                    .map(|a| a.loc.span),
+            );
+        let mut left = Unassigned::default();
+        let mut files = BTreeSet::new();
+        for span in spans {
+            left.count += 1;
+            if let Some(f) = sources.peek(span.file) {
+                files.insert(f.path.clone());
+            }
+        }
+        left.files = files.into_iter().collect();
+        left
+    }
+
     /// The run-level note, when clusters exist but some workloads belong to
     /// none of them (with no cluster in the run there is nothing to suggest).
     /// `partial`: the cluster search stopped early, so the count is a floor.
@@ -316,14 +403,6 @@ impl Folders {
             .insert(dir.to_path_buf(), found.clone());
         found
     }
-}
-
-fn project_key(project: &Project, name: &str) -> Option<String> {
-    project
-        .clusters
-        .iter()
-        .find(|c| c.name.known().map(String::as_str) == Some(name))
-        .map(|c| c.key.clone())
 }
 
 #[cfg(test)]

@@ -24,6 +24,21 @@ pub const MAX_PASSES: usize = 10;
 /// fplint does not rewrite, a node no longer there) is dropped, and a fix
 /// with nothing left to do (the dependency is already there) too.
 pub fn materialize(diagnostics: &mut [Diagnostic], sources: &Sources) {
+    materialize_with(diagnostics, sources, &FixMemo::default());
+}
+
+/// Each change a fix asks for, by its value (file ids included: an id
+/// names one text), as byte edits; `None` when it cannot be made.
+pub(crate) type FixMemo = std::collections::HashMap<String, Option<Vec<Change>>>;
+
+/// [`materialize`], taking what `memo` already resolved; returns what this
+/// call resolved, for the next.
+pub(crate) fn materialize_with(
+    diagnostics: &mut [Diagnostic],
+    sources: &Sources,
+    memo: &FixMemo,
+) -> FixMemo {
+    let mut used = FixMemo::default();
     for d in diagnostics.iter_mut() {
         let Some(fix) = d.fix.take() else {
             continue;
@@ -31,17 +46,32 @@ pub fn materialize(diagnostics: &mut [Diagnostic], sources: &Sources) {
         let mut changes = Vec::new();
         let mut ok = true;
         for c in &fix.changes {
-            let file = c.file();
-            let Some(f) = sources.get(file) else {
-                ok = false;
-                break;
+            let key = format!("{c:?}");
+            let made = match memo.get(&key).or_else(|| used.get(&key)) {
+                Some(hit) => hit.clone(),
+                None => {
+                    let file = c.file();
+                    let Some(f) = sources.get(file) else {
+                        ok = false;
+                        break;
+                    };
+                    edit::resolve(c, &f.text, Syntax::of(&f.path, &f.text), file)
+                        .ok()
+                        .map(|edits| {
+                            edits
+                                .into_iter()
+                                .map(|e| Change::Replace {
+                                    span: Span::new(file, e.start, e.end),
+                                    content: e.content,
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                }
             };
-            match edit::resolve(c, &f.text, Syntax::of(&f.path, &f.text), file) {
-                Ok(edits) => changes.extend(edits.into_iter().map(|e| Change::Replace {
-                    span: Span::new(file, e.start, e.end),
-                    content: e.content,
-                })),
-                Err(_) => {
+            used.insert(key, made.clone());
+            match made {
+                Some(edits) => changes.extend(edits),
+                None => {
                     ok = false;
                     break;
                 }
@@ -51,6 +81,7 @@ pub fn materialize(diagnostics: &mut [Diagnostic], sources: &Sources) {
             d.fix = Some(fplint_core::Fix { changes, ..fix });
         }
     }
+    used
 }
 
 /// Which fixes to apply, and whether to write them.

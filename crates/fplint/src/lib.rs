@@ -38,6 +38,7 @@
 
 #![warn(missing_docs)]
 
+mod assembled;
 pub mod assign;
 pub mod config;
 pub mod context;

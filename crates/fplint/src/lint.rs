@@ -587,27 +587,12 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
 
 /// Run the rules over what was loaded, then filter and sort.
 pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
-    let Loaded {
-        project,
-        sources,
-        mut diagnostics,
-        suppressions,
-        files_scanned,
-        errors,
-        notices,
-        base,
-    } = loaded;
-    let selection = Selection {
-        select: opts.select.clone().or_else(|| cfg.select.clone()),
-        ignore: cfg.ignore.iter().chain(&opts.ignore).cloned().collect(),
-    };
-    let settings = Settings {
-        quotas: cfg.quotas,
-        tools: cfg.tools.clone(),
-    };
+    let selection = selection(opts, cfg);
+    let settings = settings(cfg);
     let ctx = Context {
-        project: &project,
+        project: &loaded.project,
         settings: &settings,
+        only: None,
     };
     let found: Vec<Vec<Diagnostic>> = in_pool(|| {
         REGISTRY
@@ -621,7 +606,46 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
             })
             .collect()
     });
-    diagnostics.extend(found.into_iter().flatten());
+    report_with(loaded, found.into_iter().flatten(), opts, cfg, None)
+}
+
+/// The rule codes `opts` and `cfg` select.
+pub(crate) fn selection(opts: &Options, cfg: &Config) -> Selection {
+    Selection {
+        select: opts.select.clone().or_else(|| cfg.select.clone()),
+        ignore: cfg.ignore.iter().chain(&opts.ignore).cloned().collect(),
+    }
+}
+
+/// What the rules read from `cfg` besides the model.
+pub(crate) fn settings(cfg: &Config) -> Settings {
+    Settings {
+        quotas: cfg.quotas,
+        tools: cfg.tools.clone(),
+    }
+}
+
+/// The report of what was loaded, given the rules' findings over it:
+/// selection, suppressions, placement, per-file ignores, severities, sort.
+pub(crate) fn report_with(
+    loaded: Loaded,
+    found: impl IntoIterator<Item = Diagnostic>,
+    opts: &Options,
+    cfg: &Config,
+    fixes: Option<&mut crate::fix::FixMemo>,
+) -> Report {
+    let Loaded {
+        project,
+        sources,
+        mut diagnostics,
+        suppressions,
+        files_scanned,
+        errors,
+        notices,
+        base,
+    } = loaded;
+    let selection = selection(opts, cfg);
+    diagnostics.extend(found);
 
     let per_file = PerFile::new(cfg, &base);
     // A file that could not be read is never hidden: no selection, ignore,
@@ -678,7 +702,10 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
     for id in wanted {
         let _ = sources.get(id);
     }
-    crate::fix::materialize(&mut diagnostics, &sources);
+    match fixes {
+        Some(memo) => *memo = crate::fix::materialize_with(&mut diagnostics, &sources, memo),
+        None => crate::fix::materialize(&mut diagnostics, &sources),
+    }
     errors.extend(
         sources
             .take_changed()
@@ -897,6 +924,15 @@ fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
 /// rest is dropped, and FP000 says so where the first dropped item is.
 fn cap_lists(project: &mut Project, max: usize) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    for c in &mut project.clusters {
+        out.extend(cap_cluster(c, max));
+    }
+    out
+}
+
+/// [`cap_lists`] for one cluster.
+pub(crate) fn cap_cluster(c: &mut fplint_core::model::Cluster, max: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     let hit = |what: &str, n: usize, span: fplint_core::Span| {
         Diagnostic::parse_error(
             format!("{n} {what}, over the limit of {max} (limits.max-list-items); the rest are not checked"),
@@ -904,30 +940,28 @@ fn cap_lists(project: &mut Project, max: usize) -> Vec<Diagnostic> {
         )
         .with_label("first item not checked")
     };
-    for c in &mut project.clusters {
-        if let Some(p) = c.fargate_profiles.get(max) {
-            out.push(hit(
-                "Fargate profiles in one cluster",
-                c.fargate_profiles.len(),
-                p.loc.span,
-            ));
-            c.fargate_profiles.truncate(max);
+    if let Some(p) = c.fargate_profiles.get(max) {
+        out.push(hit(
+            "Fargate profiles in one cluster",
+            c.fargate_profiles.len(),
+            p.loc.span,
+        ));
+        c.fargate_profiles.truncate(max);
+    }
+    for p in &mut c.fargate_profiles {
+        let Known::Known(sels) = &mut p.selectors else {
+            continue;
+        };
+        if let Some(s) = sels.get(max) {
+            out.push(hit("selectors in one profile", sels.len(), s.loc.span));
+            sels.truncate(max);
         }
-        for p in &mut c.fargate_profiles {
-            let Known::Known(sels) = &mut p.selectors else {
-                continue;
-            };
-            if let Some(s) = sels.get(max) {
-                out.push(hit("selectors in one profile", sels.len(), s.loc.span));
-                sels.truncate(max);
-            }
-            for s in sels.iter_mut() {
-                if let Known::Known(labels) = &mut s.labels {
-                    if labels.len() > max {
-                        let at = s.labels_loc.as_ref().map_or(s.loc.span, |l| l.span);
-                        out.push(hit("labels in one selector", labels.len(), at));
-                        labels.truncate(max);
-                    }
+        for s in sels.iter_mut() {
+            if let Known::Known(labels) = &mut s.labels {
+                if labels.len() > max {
+                    let at = s.labels_loc.as_ref().map_or(s.loc.span, |l| l.span);
+                    out.push(hit("labels in one selector", labels.len(), at));
+                    labels.truncate(max);
                 }
             }
         }
@@ -937,17 +971,22 @@ fn cap_lists(project: &mut Project, max: usize) -> Vec<Diagnostic> {
 
 fn apply_cluster_overrides(project: &mut Project, cfg: &Config) {
     for cluster in &mut project.clusters {
-        let Some(name) = cluster.name.known() else {
-            continue;
-        };
-        let Some(o) = cfg.clusters.get(name) else {
-            continue;
-        };
-        match o.ec2_capacity {
-            Some(true) => cluster.capacity = Capacity::Declared(cluster.loc.clone()),
-            Some(false) => cluster.capacity = Capacity::None,
-            None => {}
-        }
+        override_cluster(cluster, cfg);
+    }
+}
+
+/// [`apply_cluster_overrides`] for one cluster.
+pub(crate) fn override_cluster(cluster: &mut fplint_core::model::Cluster, cfg: &Config) {
+    let Some(name) = cluster.name.known() else {
+        return;
+    };
+    let Some(o) = cfg.clusters.get(name) else {
+        return;
+    };
+    match o.ec2_capacity {
+        Some(true) => cluster.capacity = Capacity::Declared(cluster.loc.clone()),
+        Some(false) => cluster.capacity = Capacity::None,
+        None => {}
     }
 }
 

@@ -5,16 +5,18 @@
 //! folder of `.tf` files (one Terraform module), or a kustomize build. The
 //! workspace plans, models and finishes the project with the same steps as
 //! [`Linter::check_paths`]; it keeps each unit's model as its frontend made
-//! it, before the project-wide steps (clusters joined, homes, assignment),
-//! and builds the project from them for every check, in the batch run's
-//! order, so a check gives the same report as a fresh run over the same
-//! files.
+//! it, and the finished project (clusters joined, homes, assignment) with
+//! the rules' findings per cluster. An edit of a file's text re-models its
+//! units without planning again (unless it can change the plan), and the
+//! finished project takes them in place when that cannot reach past their
+//! own items (see `assembled.rs`); anything else is built again from
+//! the units in the batch run's order, so a check gives the same report as
+//! a fresh run over the same files.
 
+use crate::assembled::{self, Assembled, Env};
 use crate::lint::{self, Loaded, Modelled, Report};
 use crate::walk::{self, Candidate};
 use crate::Linter;
-use fplint_core::frontend;
-use fplint_core::model::Project;
 use fplint_core::sources::Sources;
 use fplint_core::tree::Limits;
 use fplint_core::FileId;
@@ -80,6 +82,22 @@ pub struct Workspace {
     units: Vec<(String, Unit)>,
     /// The kustomize builds as last planned.
     builds: fplint_core::frontend::kustomize::Plan,
+    /// The last check's report and the finished project, kept between checks.
+    kept: Mutex<Kept>,
+}
+
+/// What a check leaves for the next one.
+#[derive(Default)]
+struct Kept {
+    /// The last report, until something changes; it holds the project.
+    report: Option<Arc<Report>>,
+    /// The finished project (in `report` while there is one), until a
+    /// change it cannot take in place.
+    assembled: Option<Assembled>,
+    /// How many times the project was assembled from all its units.
+    builds: usize,
+    /// The fixes of the last report, as byte edits.
+    fixes: crate::fix::FixMemo,
 }
 
 /// One unit's model and what it was built from.
@@ -132,6 +150,7 @@ impl Workspace {
             calls: Mutex::new(HashMap::new()),
             units: Vec::new(),
             builds: fplint_core::frontend::kustomize::Plan::default(),
+            kept: Mutex::new(Kept::default()),
         };
         ws.sources = Arc::new(ws.new_sources(&[]));
         ws.rescan();
@@ -158,36 +177,32 @@ impl Workspace {
     }
 
     /// Run the rules over the project as it is now: the files on disk as
-    /// last read, with overlays in their place.
-    pub fn check(&self) -> Report {
+    /// last read, with overlays in their place. With nothing changed since
+    /// the last check, its report again.
+    pub fn check(&self) -> Arc<Report> {
         let (linter, sources) = (&self.linter, &self.sources);
-        lint::in_pool(|| {
-            let mut project = Project::default();
-            let mut diagnostics = Vec::new();
-            let mut suppressions = Vec::new();
+        let mut guard = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = &mut *guard;
+        if let Some(report) = kept.report.as_ref() {
+            return report.clone();
+        }
+        let report = lint::in_pool(|| {
+            let env = self.env();
+            let units = || self.units.iter().map(|(_, u)| &u.modelled);
+            let assembled = kept.assembled.get_or_insert_with(|| {
+                kept.builds += 1;
+                Assembled::build(units(), &env)
+            });
+            let selection = lint::selection(&linter.options, &linter.config);
+            let settings = lint::settings(&linter.config);
+            let found = assembled.findings(&selection, &settings);
+            let (diagnostics, suppressions, unit_notices) = assembled::unit_extras(units());
+            let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
-            let mut homes = Vec::new();
-            // The unit models stay as their frontends made them: the
-            // project-wide steps below change the copies.
-            for (_, unit) in &self.units {
-                let m = &unit.modelled;
-                let mut out = m.unit.clone();
-                homes.extend(std::iter::repeat_n(m.home.clone(), out.clusters.len()));
-                notices.extend(m.notice.clone());
-                suppressions.append(&mut out.suppressions);
-                diagnostics.extend(frontend::absorb(&mut project, out));
-            }
-            let (found, unassigned) = lint::finish_project(
-                &mut project,
-                &linter.config,
-                sources,
-                self.base.as_deref(),
-                self.limits,
-                &homes,
-                self.context.partial,
+            notices.extend(unit_notices);
+            notices.extend(
+                assembled::unassigned(&project, sources).notice(&project, self.context.partial),
             );
-            diagnostics.extend(found);
-            notices.extend(unassigned);
             notices.sort();
             let loaded = Loaded {
                 project,
@@ -199,8 +214,32 @@ impl Workspace {
                 notices,
                 base: self.base.clone(),
             };
-            lint::check_loaded(loaded, &linter.options, &linter.config)
-        })
+            Arc::new(lint::report_with(
+                loaded,
+                found,
+                &linter.options,
+                &linter.config,
+                Some(&mut kept.fixes),
+            ))
+        });
+        kept.report = Some(report.clone());
+        report
+    }
+
+    /// How many checks assembled the project from all its units rather
+    /// than take a change in place (for tests).
+    #[doc(hidden)]
+    pub fn full_builds(&self) -> usize {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).builds
+    }
+
+    fn env(&self) -> Env<'_> {
+        Env {
+            cfg: &self.linter.config,
+            sources: &self.sources,
+            base: self.base.as_deref(),
+            max_list_items: self.limits.max_list_items,
+        }
     }
 
     /// Read `path` from `text` instead of the disk, as an editor's unsaved
@@ -301,6 +340,8 @@ impl Workspace {
     /// every unit that is made of it or read it (`old`).
     fn changed(&mut self, local: PathBuf, old: Option<FileId>) {
         let present = self.overlays.contains_key(&local) || local.is_file();
+        // Only the text changed: the file was and stays in the project.
+        let mut edited = present && self.is_context(&local);
         if !self.is_context(&local) {
             match self.files.binary_search_by(|c| c.path.cmp(&local)) {
                 Ok(i) if !present => {
@@ -311,15 +352,19 @@ impl Workspace {
                     c.explicit = self.roots.iter().any(|(given, _, f)| *f && *given == local);
                     self.files.insert(i, c);
                 }
+                Ok(_) => edited = present,
                 _ => {}
             }
         }
         let dir = local
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        self.lock_calls().remove(&dir);
+        let calls = self.lock_calls().remove(&dir);
         let stale: HashSet<FileId> = old.into_iter().collect();
-        self.refresh(&stale, Some(&local));
+        if !(edited && self.same_plan(&local, &dir, calls) && self.refresh_in_place(&stale, &local))
+        {
+            self.refresh(&stale, Some(&local));
+        }
         for id in stale {
             self.sources.retire(id);
         }
@@ -328,6 +373,11 @@ impl Workspace {
     /// Plan the units again and model those that are new, changed in their
     /// files, or read a `stale` file or `path`; keep the others as they are.
     fn refresh(&mut self, stale: &HashSet<FileId>, path: Option<&Path>) {
+        let before_plan: Vec<(String, u8)> = self
+            .units
+            .iter()
+            .map(|(k, u)| (k.clone(), u.kind))
+            .collect();
         let (sources, limits) = (&self.sources, self.limits);
         let before = sources.len();
         let builds = lint::in_pool(|| {
@@ -381,11 +431,12 @@ impl Workspace {
             old.entry(key).or_default().push_back(unit);
         }
         let mut kept: Vec<Option<Unit>> = Vec::with_capacity(plan.len());
+        let mut replaced: Vec<Option<Unit>> = Vec::with_capacity(plan.len());
         for (key, job) in &plan {
             let unit = old.get_mut(key).and_then(VecDeque::pop_front);
             let paths = job.paths();
             let build_read = matches!(job, lint::Job::Build(dir) if rebuilt.contains(dir));
-            kept.push(unit.filter(|u| {
+            let keep = unit.as_ref().is_some_and(|u| {
                 u.kind == job.kind()
                     && u.paths
                         .iter()
@@ -395,7 +446,14 @@ impl Workspace {
                     && !u.reads.iter().any(|id| stale.contains(id))
                     && !reads_folder(u)
                     && path.is_none_or(|p| !paths.contains(&p))
-            }));
+            });
+            if keep {
+                kept.push(unit);
+                replaced.push(None);
+            } else {
+                kept.push(None);
+                replaced.push(unit);
+            }
         }
         let modelled: Vec<Option<Unit>> = lint::in_pool(|| {
             plan.par_iter()
@@ -404,38 +462,189 @@ impl Workspace {
                     if kept.is_some() {
                         return None;
                     }
-                    let modelled = lint::model_unit(job, sources, limits);
-                    let paths: Vec<PathBuf> =
-                        job.paths().into_iter().map(Path::to_path_buf).collect();
-                    let out = &modelled.unit;
-                    let mut reads: Vec<FileId> = out
-                        .given_files
-                        .iter()
-                        .chain(&out.context_files)
-                        .copied()
-                        .chain(paths.iter().filter_map(|p| sources.lookup(p)))
-                        .collect();
-                    reads.sort();
-                    reads.dedup();
-                    Some(Unit {
-                        kind: job.kind(),
-                        paths,
-                        reads,
-                        modelled,
-                    })
+                    Some(model_job(job, sources, limits))
                 })
                 .collect()
         });
-        let units = plan
+        let same_plan = path.is_some()
+            && plan
+                .iter()
+                .zip(&modelled)
+                .map(|((k, _), m)| (k, m.as_ref().map(|u| u.kind)))
+                .zip(&kept)
+                .map(|((k, new), kept)| (k, new.or(kept.as_ref().map(|u| u.kind))))
+                .eq(before_plan.iter().map(|(k, kind)| (k, Some(*kind))));
+        let units: Vec<(String, Unit)> = plan
             .iter()
             .zip(kept.into_iter().zip(modelled))
             .filter_map(|((key, _), (kept, new))| Some((key.clone(), kept.or(new)?)))
             .collect();
         drop(plan);
+        let replaced: Vec<(usize, Unit)> = replaced
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, u)| Some((i, u?)))
+            .collect();
+        self.take_in(&replaced, &units, same_plan);
         self.units = units;
         self.builds = builds;
         // Modelled: the text is read again only for files that get findings.
         lint::in_pool(|| lint::release_texts(&self.sources, before));
+    }
+
+    /// Whether an edit of `local`'s text leaves the units as planned: it is
+    /// no kustomization and no build reads it, and a `.tf` file's folder
+    /// calls the same local modules as before (`calls`).
+    fn same_plan(&self, local: &Path, dir: &Path, calls: Option<Vec<PathBuf>>) -> bool {
+        let name = local.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if fplint_core::frontend::kustomize::is_kustomization_name(local)
+            || name == "Kustomization"
+            || !self.builds.roots_including(local).is_empty()
+            || self.builds.includes(local)
+        {
+            return false;
+        }
+        let terraform = name.ends_with(".tf") || name.ends_with(".tf.json");
+        if !terraform {
+            return true;
+        }
+        let Some(before) = calls else {
+            return false;
+        };
+        let module: Vec<PathBuf> = self
+            .files
+            .iter()
+            .filter(|c| {
+                c.path.parent().is_some_and(|p| p == dir)
+                    || (dir == Path::new(".")
+                        && c.path.parent().is_some_and(|p| p.as_os_str().is_empty()))
+            })
+            .filter(|c| {
+                let n = c.path.to_string_lossy();
+                n.ends_with(".tf") || n.ends_with(".tf.json")
+            })
+            .map(|c| c.path.clone())
+            .collect();
+        let now =
+            fplint_core::frontend::terraform::local_calls(dir, &module, self.sources.max_file_size);
+        let same = now == before;
+        self.lock_calls().insert(dir.to_path_buf(), now);
+        same
+    }
+
+    /// Model again, in place, the units made of `local` or that read it
+    /// (`stale`), as [`Workspace::refresh`] would with the same plan;
+    /// `false` (nothing done) when a unit cannot be remade without planning.
+    fn refresh_in_place(&mut self, stale: &HashSet<FileId>, local: &Path) -> bool {
+        let (sources, limits) = (&self.sources, self.limits);
+        let before = sources.len();
+        let folder = local
+            .extension()
+            .is_some_and(|e| e == "tf")
+            .then(|| local.parent().map(fplint_core::sources::display_path))
+            .flatten();
+        let in_folder = |id: &FileId| {
+            folder.as_ref().is_some_and(|dir| {
+                sources.peek(*id).is_some_and(|f| {
+                    let rest = if dir == "." || dir.is_empty() {
+                        Some(f.path.as_str())
+                    } else {
+                        f.path
+                            .strip_prefix(dir.as_str())
+                            .and_then(|r| r.strip_prefix('/'))
+                    };
+                    rest.is_some_and(|r| !r.contains('/'))
+                })
+            })
+        };
+        let redo: Vec<usize> = self
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, u))| {
+                u.paths.iter().any(|p| p == local)
+                    || u.reads.iter().any(|id| stale.contains(id) || in_folder(id))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let find = |p: &PathBuf, context: bool| {
+            let list = if context {
+                &self.context.files
+            } else {
+                &self.files
+            };
+            list.iter().find(|c| c.path == *p)
+        };
+        let mut jobs = Vec::with_capacity(redo.len());
+        for &i in &redo {
+            let u = &self.units[i].1;
+            let context = matches!(u.kind, 1 | 3);
+            let Some(cands) = u
+                .paths
+                .iter()
+                .map(|p| find(p, context))
+                .collect::<Option<Vec<&Candidate>>>()
+            else {
+                return false;
+            };
+            let job = match (u.kind, cands.as_slice()) {
+                (0 | 1, [c]) => lint::Job::Document(c, context),
+                (2 | 3, [c, ..]) => {
+                    let dir = c
+                        .path
+                        .parent()
+                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                    lint::Job::Module(dir, cands, context)
+                }
+                (5, _) => lint::Job::Called(cands),
+                _ => return false,
+            };
+            jobs.push((i, job));
+        }
+        let made: Vec<(usize, Unit)> = lint::in_pool(|| {
+            jobs.par_iter()
+                .map(|(i, job)| (*i, model_job(job, sources, limits)))
+                .collect()
+        });
+        drop(jobs);
+        let mut replaced = Vec::with_capacity(made.len());
+        for (i, unit) in made {
+            if let Some(slot) = self.units.get_mut(i) {
+                replaced.push((i, std::mem::replace(&mut slot.1, unit)));
+            }
+        }
+        let units = std::mem::take(&mut self.units);
+        self.take_in(&replaced, &units, true);
+        self.units = units;
+        lint::in_pool(|| lint::release_texts(&self.sources, before));
+        true
+    }
+
+    /// Splice the units that were `replaced` (by index) into the finished
+    /// project, or let it go to be built again at the next check.
+    fn take_in(&mut self, replaced: &[(usize, Unit)], units: &[(String, Unit)], same_plan: bool) {
+        let slot = self.kept.get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut kept = std::mem::take(slot);
+        if let Some(mut assembled) = kept.assembled.take() {
+            if let Some(report) = kept.report.take() {
+                assembled.project = match Arc::try_unwrap(report) {
+                    Ok(r) => r.project,
+                    Err(shared) => shared.project.clone(),
+                };
+            }
+            let env = self.env();
+            let spliced = same_plan
+                && replaced.iter().all(|(i, old)| {
+                    units.get(*i).is_some_and(|(_, new)| {
+                        old.kind == new.kind
+                            && assembled.splice(*i, &old.modelled, &new.modelled, &env)
+                    })
+                });
+            if spliced {
+                kept.assembled = Some(assembled);
+            }
+        }
+        *self.kept.get_mut().unwrap_or_else(|e| e.into_inner()) = kept;
     }
 
     /// `path` in the form the walk gives it, if it lies in the project (or
@@ -491,6 +700,28 @@ impl Workspace {
             }
             _ => true,
         }
+    }
+}
+
+/// Model one unit and note what it read.
+fn model_job(job: &lint::Job, sources: &Sources, limits: Limits) -> Unit {
+    let modelled = lint::model_unit(job, sources, limits);
+    let paths: Vec<PathBuf> = job.paths().into_iter().map(Path::to_path_buf).collect();
+    let out = &modelled.unit;
+    let mut reads: Vec<FileId> = out
+        .given_files
+        .iter()
+        .chain(&out.context_files)
+        .copied()
+        .chain(paths.iter().filter_map(|p| sources.lookup(p)))
+        .collect();
+    reads.sort();
+    reads.dedup();
+    Unit {
+        kind: job.kind(),
+        paths,
+        reads,
+        modelled,
     }
 }
 

@@ -113,7 +113,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// The workspace's report against a fresh run over the files on disk.
-fn assert_fresh(ws: &Workspace, root: &Path) -> fplint::Report {
+fn assert_fresh(ws: &Workspace, root: &Path) -> std::sync::Arc<fplint::Report> {
     let report = ws.check();
     let fresh = linter().check_paths(&[root]);
     assert_eq!(json(&report), json(&fresh));
@@ -394,4 +394,220 @@ fn a_named_file_reads_its_project_as_context() {
     assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
     ws.remove_overlay(&web);
     fresh(&ws);
+}
+
+#[test]
+fn an_unchanged_project_gives_the_kept_report() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    let first = ws.check();
+    assert!(std::sync::Arc::ptr_eq(&first, &ws.check()));
+    // Any change drops it, even one back to the same text.
+    let text = std::fs::read_to_string(root.join("web.yaml")).unwrap();
+    assert!(ws.set_overlay(&root.join("web.yaml"), text));
+    let second = assert_fresh(&ws, &root);
+    assert!(!std::sync::Arc::ptr_eq(&first, &second));
+    assert!(std::sync::Arc::ptr_eq(&second, &ws.check()));
+    ws.rescan();
+    assert!(!std::sync::Arc::ptr_eq(&second, &ws.check()));
+}
+
+/// The texts each file of [`mixed_project`] takes in turn; `None` deletes it.
+fn variants(file: &str) -> Vec<Option<String>> {
+    let eksctl = |name: &str, shop_labels: &str, region: &str| {
+        Some(format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: {name}\n  region: {region}\niam:\n  withOIDC: true\nfargateProfiles:\n  - name: fp-system\n    selectors:\n      - namespace: kube-system\n  - name: fp-shop\n    selectors:\n      - namespace: shop{shop_labels}\n"
+        ))
+    };
+    let fragment = |ns: &str| {
+        Some(format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: alpha\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-batch\n    selectors:\n      - namespace: {ns}\n"
+        ))
+    };
+    let module = |ns: &str| {
+        Some(MODULE_MAIN.replace("var.namespace", ns).replace(
+            "resource \"kubernetes_deployment_v1\"",
+            "variable \"namespace\" {}\n\nresource \"kubernetes_deployment_v1\"",
+        ))
+    };
+    let root = |ns: &str| {
+        Some(format!(
+            "module \"app\" {{\n  source    = \"../../mods/app\"\n  namespace = \"{ns}\"\n}}\n"
+        ))
+    };
+    match file {
+        "a/cluster.yaml" => vec![
+            eksctl("alpha", "", "eu-west-1"),
+            eksctl("alpha", "\n        labels: { tier: web }", "eu-west-1"),
+            // Renamed: its workloads lose the cluster their folder gave them.
+            eksctl("gamma", "", "eu-west-1"),
+            // Same name as b's cluster: one cluster described twice?
+            eksctl("beta", "", "eu-west-1"),
+            Some("apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: [broken\n".into()),
+            None,
+        ],
+        "a/profiles.yaml" => vec![fragment("batch"), fragment("shop"), None],
+        "a/web.yaml" => vec![
+            Some(deployment("shop")),
+            Some(deployment("other")),
+            Some(deployment("batch")),
+            Some(format!(
+                "# fplint: ignore-file[FP011]\n{}",
+                deployment("other")
+            )),
+            Some(format!(
+                "# fplint: ignore-file[FP011]\n{}",
+                deployment("shop")
+            )),
+        ],
+        "b/cluster.yaml" => vec![
+            eksctl("beta", "", "eu-west-1"),
+            eksctl("beta", "", "us-east-1"),
+            eksctl("beta", "\n        labels: { tier: web }", "eu-west-1"),
+            None,
+        ],
+        "b/web.yaml" => vec![Some(deployment("shop")), Some(deployment("nowhere")), None],
+        "k8s/web.yaml" => vec![Some(deployment("other")), Some(deployment("shop"))],
+        "mods/app/main.tf" => vec![module("var.namespace"), module("\"other\"")],
+        "a/r1/main.tf" => vec![root("shop"), root("other")],
+        "b/r2/main.tf" => vec![root("shop"), root("kube-system"), None],
+        _ => vec![None],
+    }
+}
+
+const MIXED: [&str; 9] = [
+    "a/cluster.yaml",
+    "a/profiles.yaml",
+    "a/web.yaml",
+    "b/cluster.yaml",
+    "b/web.yaml",
+    "k8s/web.yaml",
+    "mods/app/main.tf",
+    "a/r1/main.tf",
+    "b/r2/main.tf",
+];
+
+/// Two clusters in their folders, a profile-only file joined to one, a
+/// manifest `[clusters]` assigns, and a module called by a root in each
+/// cluster's folder; with a configuration.
+fn mixed_project() -> (tempfile::TempDir, PathBuf, Linter) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_path_buf();
+    for f in MIXED {
+        let p = root.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        if let Some(text) = &variants(f)[0] {
+            std::fs::write(p, text).unwrap();
+        }
+    }
+    let config = root.join("fplint.toml");
+    std::fs::write(
+        &config,
+        "[clusters.alpha]\npaths = [\"mods/**\"]\n\n[clusters.beta]\npaths = [\"k8s/**\"]\n\n[[per-file-ignores]]\npath = \"b/web.yaml\"\nignore = [\"FP015\"]\n",
+    )
+    .unwrap();
+    let linter = Linter::with_choice(&[&root], &ConfigChoice::File(config)).unwrap();
+    (tmp, root, linter)
+}
+
+fn assert_same(ws: &Workspace, linter: &Linter, root: &Path, step: &str) {
+    let fresh = linter.check_paths(&[root]);
+    assert_eq!(json(&ws.check()), json(&fresh), "after {step}");
+}
+
+/// Set `file` to its variant `v` on disk, and tell the workspace (as a
+/// change on disk, or as an editor's overlay of the same text).
+fn apply(ws: &mut Workspace, root: &Path, file: &str, v: usize, overlay: bool) -> String {
+    let path = root.join(file);
+    let text = variants(file)[v].clone();
+    match &text {
+        Some(t) => std::fs::write(&path, t).unwrap(),
+        None => {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    match (&text, overlay) {
+        (Some(t), true) => {
+            assert!(ws.set_overlay(&path, t.as_str()));
+            ws.remove_overlay(&path);
+        }
+        _ => {
+            ws.file_changed(&path);
+        }
+    }
+    format!(
+        "{file} = variant {v}{}",
+        if overlay { " (overlay)" } else { "" }
+    )
+}
+
+#[test]
+fn named_edits_match_a_fresh_run() {
+    let (_tmp, root, linter) = mixed_project();
+    let mut ws = linter.open(&[&root]);
+    assert_same(&ws, &linter, &root, "open");
+    let builds = ws.full_builds();
+    for (file, v) in [
+        // Taken in place: a manifest changes namespace, then back.
+        ("a/web.yaml", 1),
+        ("a/web.yaml", 3),
+        ("a/web.yaml", 4),
+        ("k8s/web.yaml", 1),
+        ("b/cluster.yaml", 2),
+        // A module called by two roots.
+        ("mods/app/main.tf", 1),
+        ("mods/app/main.tf", 0),
+        ("a/r1/main.tf", 1),
+        ("b/r2/main.tf", 1),
+    ] {
+        let step = apply(&mut ws, &root, file, v, false);
+        assert_same(&ws, &linter, &root, &step);
+    }
+    assert_eq!(
+        ws.full_builds(),
+        builds,
+        "edits that change no cluster's identity are taken in place"
+    );
+    for (file, v) in [
+        // A rename moves the folder's workloads off the cluster.
+        ("a/cluster.yaml", 2),
+        ("a/cluster.yaml", 0),
+        // The fragment joins, then leaves, its cluster.
+        ("a/profiles.yaml", 2),
+        ("a/profiles.yaml", 0),
+        ("a/profiles.yaml", 1),
+        // A second config of the same name in another region, then the same.
+        ("b/cluster.yaml", 1),
+        ("a/cluster.yaml", 3),
+        ("a/cluster.yaml", 4),
+        // The file that defines a cluster deleted.
+        ("b/cluster.yaml", 3),
+        ("b/cluster.yaml", 0),
+        ("b/r2/main.tf", 2),
+    ] {
+        let step = apply(&mut ws, &root, file, v, false);
+        assert_same(&ws, &linter, &root, &step);
+    }
+}
+
+#[test]
+fn random_edit_sequences_match_a_fresh_run() {
+    for seed in [1u64, 7, 42] {
+        let (_tmp, root, linter) = mixed_project();
+        let mut ws = linter.open(&[&root]);
+        let mut state = seed;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % n
+        };
+        for _ in 0..30 {
+            let file = MIXED[next(MIXED.len())];
+            let v = next(variants(file).len());
+            let overlay = next(2) == 0;
+            let step = apply(&mut ws, &root, file, v, overlay);
+            assert_same(&ws, &linter, &root, &format!("seed {seed}: {step}"));
+        }
+    }
 }

@@ -24,7 +24,7 @@
 //! frontend::absorb(&mut project, frontend::load_document_file(&file, Limits::default()));
 //!
 //! let settings = Settings::default();
-//! let ctx = Context { project: &project, settings: &settings };
+//! let ctx = Context { project: &project, settings: &settings, only: None };
 //! let mut found = Vec::new();
 //! for rule in REGISTRY.iter().filter_map(|r| r.rule) {
 //!     rule.check(&ctx, &mut found);
@@ -90,7 +90,31 @@ pub struct Context<'a> {
     pub project: &'a Project,
     /// The settings from the configuration.
     pub settings: &'a Settings,
+    /// Check only the cluster at this index of `project.clusters` (an
+    /// incremental re-check reruns a rule for the clusters a change
+    /// touched); rules in [`PROJECT_WIDE`] ignore it.
+    pub only: Option<usize>,
 }
+
+impl<'a> Context<'a> {
+    /// The clusters to check: all of them, or the one [`Context::only`] names.
+    pub fn clusters(&self) -> impl Iterator<Item = &'a fplint_core::model::Cluster> + 'a {
+        let all: &'a [Box<fplint_core::model::Cluster>] = &self.project.clusters;
+        let picked = match self.only {
+            None => all,
+            Some(i) => all.get(i..=i).unwrap_or(&[]),
+        };
+        picked.iter().map(|c| &**c)
+    }
+}
+
+/// Rules that read more than one cluster at a time, or none (Karpenter
+/// objects, pod identities, all workloads, schema findings): they run over
+/// the whole project. Every other rule reads one cluster at a time, with
+/// its workloads, `aws-auth` maps and dependency graphs, and its findings
+/// for a cluster depend on nothing else, so each can be rerun for one
+/// cluster through [`Context::only`].
+pub const PROJECT_WIDE: &[&str] = &["FP013", "FP017", "FP018", "FP019", "FP020"];
 
 /// A check over the whole project model.
 pub trait Rule: Sync + Send {

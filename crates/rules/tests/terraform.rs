@@ -34,6 +34,7 @@ fn lint_dir(dir: &Path) -> Vec<Diagnostic> {
     let ctx = Context {
         project: &project,
         settings: &settings,
+        only: None,
     };
     for r in REGISTRY {
         if let Some(rule) = r.rule {
@@ -170,6 +171,7 @@ fn show() {
     let ctx = Context {
         project: &project,
         settings: &settings,
+        only: None,
     };
     for r in REGISTRY {
         if let Some(rule) = r.rule {
@@ -274,6 +276,7 @@ fn corpus() {
     let ctx = Context {
         project: &project,
         settings: &settings,
+        only: None,
     };
     for r in REGISTRY {
         if let Some(rule) = r.rule {

@@ -28,7 +28,7 @@ impl Engine {
     }
 
     /// Lint the folder as it is now, overlays in their files' place.
-    pub fn check(&self) -> Report {
+    pub fn check(&self) -> Arc<Report> {
         self.workspace.check()
     }
 

@@ -63,7 +63,7 @@ fn read(sel: &Selector) -> Known<Reading> {
 
 impl Rule for CorednsSelectorLabels {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             if cluster.provisioner == Provisioner::Eksctl
                 && crate::common::fargate_only(cluster)
                 && !cluster.profiles_incomplete

@@ -22,7 +22,7 @@ const CODE: &str = "FP002";
 
 impl Rule for FargateTolerationMissing {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             if cluster.fargate_only() != Known::Known(true) {
                 continue;
             }

@@ -23,7 +23,7 @@ const MAX_RELATED: usize = 5;
 
 impl Rule for FargateProfileParallelCreation {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             check_cluster(ctx.project, cluster, out);
         }
     }
@@ -172,6 +172,7 @@ mod tests {
         let ctx = Context {
             project: &project,
             settings: &settings,
+            only: None,
         };
         for r in REGISTRY.iter().filter_map(|r| r.rule) {
             r.check(&ctx, &mut out);

@@ -19,7 +19,7 @@ const HELP_QUOTA: &str =
 impl Rule for FargateQuotaExceeded {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let q = ctx.settings.quotas;
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             let profiles = &cluster.fargate_profiles;
             if profiles.len() > q.profiles_per_cluster {
                 let first_over = &profiles[q.profiles_per_cluster];

@@ -21,7 +21,7 @@ pub const COREDNS_LABELS: &[(&str, &str)] = &[
 
 impl Rule for CorednsWithoutCapacity {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             if !fargate_only(cluster) {
                 continue;
             }

@@ -18,7 +18,7 @@ pub struct CorednsComputeType;
 
 impl Rule for CorednsComputeType {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             if cluster.provisioner == Provisioner::Eksctl || !fargate_only(cluster) {
                 continue;
             }

@@ -16,7 +16,7 @@ pub struct FargateSubnetPublic;
 
 impl Rule for FargateSubnetPublic {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             // One finding per subnet as written; profiles that share it (a
             // module's default subnets) are named together.
             let mut found: Vec<(&SubnetRef, Vec<&str>)> = Vec::new();

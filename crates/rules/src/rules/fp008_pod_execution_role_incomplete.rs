@@ -164,7 +164,7 @@ fn path_warning(out: &mut Vec<Diagnostic>, what: String, path: &str, loc: &Loc) 
 
 impl Rule for PodExecutionRoleIncomplete {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             // With access entries alone EKS never reads `aws-auth`, and an
             // access entry takes a role ARN with a path.
             let paths_matter =

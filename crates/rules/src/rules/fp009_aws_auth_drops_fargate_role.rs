@@ -131,7 +131,7 @@ fn missing_groups(m: &RoleMapping) -> Known<Vec<&'static str>> {
 
 impl Rule for AwsAuthDropsFargateRole {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             if !config_map_only(cluster) {
                 continue;
             }

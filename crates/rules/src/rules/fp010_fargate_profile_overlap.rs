@@ -65,7 +65,7 @@ const HELP: &str = "make the selectors disjoint (namespace or labels), merge the
 
 impl Rule for FargateProfileOverlap {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             let profiles = &cluster.fargate_profiles;
             let seen = evidence(ctx.project, cluster);
             for (j, later) in profiles.iter().enumerate() {

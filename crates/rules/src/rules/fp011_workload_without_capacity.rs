@@ -27,7 +27,7 @@ pub struct WorkloadWithoutCapacity;
 
 impl Rule for WorkloadWithoutCapacity {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             for rel in &cluster.helm_releases {
                 // Karpenter makes nodes for the others, never for itself.
                 let own = rel.chart_name() == Some("karpenter");

@@ -29,7 +29,7 @@ const CODE: &str = "FP012";
 impl Rule for InstalledBeforeFargateProfile {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let project = ctx.project;
-        for cluster in &project.clusters {
+        for cluster in ctx.clusters() {
             if cluster.fargate_only() != Known::Known(true) || cluster.fargate_profiles.is_empty() {
                 continue;
             }

@@ -36,7 +36,7 @@ fn finding(what: &str, loc: &Loc, workload: &str, profile: &str, help: &str) -> 
 
 impl Rule for FargateUnsupportedPodSpec {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             for rel in &cluster.helm_releases {
                 if rel.chart_name() != Some("keda") {
                     continue;

@@ -61,7 +61,7 @@ fn size(cpu_m: u64, mib: u64) -> String {
 
 impl Rule for FargatePodSize {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             for w in workloads_of(ctx.project, cluster) {
                 // DaemonSets never run on Fargate (FP014).
                 if w.kind == WorkloadKind::DaemonSet {

@@ -71,7 +71,7 @@ fn push(out: &mut Vec<Diagnostic>, loc: &Loc, message: String, label: &str, help
 
 impl Rule for FargateSelectorInvalid {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        for cluster in &ctx.project.clusters {
+        for cluster in ctx.clusters() {
             for (i, profile) in cluster.fargate_profiles.iter().enumerate() {
                 let name = profile_label(ctx.project, profile);
                 if let Some(n) = profile.name.known() {
