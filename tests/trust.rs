@@ -154,6 +154,44 @@ fn workloads_take_the_cluster_of_their_folder() {
     assert_eq!(o.status.code(), Some(1));
 }
 
+/// A Terraform root's cluster lives where the root is run, though a
+/// called module defines it; that still holds when an eksctl cluster
+/// described in two files, earlier in the walk, is joined into one (the
+/// join shifted every later cluster onto its neighbour's folder).
+#[test]
+fn a_join_elsewhere_keeps_terraform_roots_owning_their_manifests() {
+    let d = repo();
+    write(d.path(), "a-team/cluster.yaml", &eksctl("alpha", "orders"));
+    write(
+        d.path(),
+        "a-team/0-profiles.yaml",
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: alpha\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-jobs\n    selectors:\n      - namespace: jobs\n",
+    );
+    write(
+        d.path(),
+        "modules/eks/main.tf",
+        "variable \"name\" { type = string }\nresource \"aws_eks_cluster\" \"this\" {\n  name     = var.name\n  role_arn = \"arn:aws:iam::123456789012:role/eks\"\n  vpc_config { subnet_ids = [\"subnet-1\", \"subnet-2\"] }\n}\nresource \"aws_eks_fargate_profile\" \"system\" {\n  cluster_name           = aws_eks_cluster.this.name\n  fargate_profile_name   = \"system\"\n  pod_execution_role_arn = \"arn:aws:iam::123456789012:role/pod\"\n  subnet_ids             = [\"subnet-1\"]\n  selector { namespace = \"kube-system\" }\n}\n",
+    );
+    write(
+        d.path(),
+        "envs/prod/main.tf",
+        "provider \"aws\" { region = \"eu-west-1\" }\nmodule \"eks\" {\n  source = \"../../modules/eks\"\n  name   = \"prod\"\n}\n",
+    );
+    write(
+        d.path(),
+        "envs/prod/k8s/web.yaml",
+        &deployment("web", "web"),
+    );
+    let o = fplint(&["check", "--format", "concise", "."], d.path());
+    assert_eq!(
+        codes(&o),
+        ["envs/prod/k8s/web.yaml:5 FP011"],
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("cluster `prod`"), "{}", stdout(&o));
+}
+
 /// The same in Terraform and CloudFormation: the folder of the module or
 /// template that defines the cluster owns the manifests below it.
 #[test]

@@ -15,10 +15,20 @@ pub struct Joined {
     /// For each cluster before the join, by index, the index of the
     /// cluster it is (or is part of) after it.
     pub into: Vec<usize>,
+    /// For each cluster after the join, by index, its index before it.
+    pub kept: Vec<usize>,
     /// Whether any cluster was joined into another.
     pub any: bool,
     /// The keys of clusters joined away, and the key each now goes by.
     pub rekey: HashMap<String, String>,
+}
+
+impl Joined {
+    /// What was known per cluster before the join (by index), for the
+    /// clusters after it: each keeps its own.
+    pub fn remap<T: Clone>(&self, before: &[T]) -> Vec<Option<T>> {
+        self.kept.iter().map(|&i| before.get(i).cloned()).collect()
+    }
 }
 
 /// Join the clusters of `project` that describe the same cluster.
@@ -82,6 +92,7 @@ pub fn join_clusters(project: &mut Project) -> Joined {
     if into.iter().all(Option::is_none) {
         return Joined {
             into: (0..n).collect(),
+            kept: (0..n).collect(),
             any: false,
             rekey: HashMap::new(),
         };
@@ -130,6 +141,7 @@ pub fn join_clusters(project: &mut Project) -> Joined {
         }
     }
     let into = targets.iter().map(|&t| after[t]).collect();
+    let kept = (0..n).filter(|&i| clusters[i].is_some()).collect();
     project.clusters = clusters.into_iter().flatten().collect();
     if !rekey.is_empty() {
         let fix = |k: &mut Option<String>| {
@@ -153,6 +165,7 @@ pub fn join_clusters(project: &mut Project) -> Joined {
     dedup_pod_identities(project);
     Joined {
         into,
+        kept,
         any: true,
         rekey,
     }

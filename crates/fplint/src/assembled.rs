@@ -170,6 +170,12 @@ impl Assembled {
                 found
             })
             .collect();
+        // Homes are by index before the join; clusters joined away shift the rest.
+        let homes: Vec<Option<std::path::PathBuf>> = joined
+            .remap(&homes)
+            .into_iter()
+            .map(Option::flatten)
+            .collect();
         let assigner = Assigner::new(&project, env.cfg, env.sources, env.base, &homes);
         assign::assign_by(&mut project, env.sources, &assigner);
         let n = project.clusters.len();

@@ -407,10 +407,20 @@ pub(crate) fn finish_project(
     homes: &[Option<PathBuf>],
     partial: bool,
 ) -> (Vec<Diagnostic>, Option<Notice>) {
-    fplint_core::join::join_clusters(project);
+    let joined = fplint_core::join::join_clusters(project);
+    // Homes are by index before the join; clusters joined away shift the rest.
+    let homes: Vec<Option<PathBuf>> = if homes.is_empty() {
+        Vec::new()
+    } else {
+        joined
+            .remap(homes)
+            .into_iter()
+            .map(Option::flatten)
+            .collect()
+    };
     let diagnostics = cap_lists(project, limits.max_list_items);
     apply_cluster_overrides(project, cfg);
-    let unassigned = crate::assign::assign_with_homes(project, cfg, sources, base, homes);
+    let unassigned = crate::assign::assign_with_homes(project, cfg, sources, base, &homes);
     (diagnostics, unassigned.notice(project, partial))
 }
 
