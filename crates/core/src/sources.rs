@@ -377,6 +377,14 @@ impl Sources {
         Ok(self.canonical_dir(parent, 0)?.join(name))
     }
 
+    /// A folder's canonical form, from the forms cached as files were read.
+    pub fn canonical_folder(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        if dir.as_os_str().is_empty() {
+            return self.canonical_dir(Path::new("."), 0);
+        }
+        self.canonical_dir(dir, 0)
+    }
+
     /// A folder's canonical form from its parent's, cached: one `lstat` per
     /// new folder instead of a `readlink` per component of its path.
     fn canonical_dir(&self, dir: &Path, depth: usize) -> std::io::Result<PathBuf> {
