@@ -254,15 +254,13 @@ struct Folders {
 impl Folders {
     fn new(project: &Project, sources: &Sources, homes: &[Option<PathBuf>]) -> Folders {
         let mut dirs: HashMap<FileId, Option<PathBuf>> = HashMap::new();
-        let mut home_dirs: HashMap<&Path, PathBuf> = HashMap::new();
         let mut defined = Vec::new();
         for (i, c) in project.clusters.iter().enumerate() {
-            let home = homes.get(i).and_then(Option::as_deref).map(|h| {
-                home_dirs
-                    .entry(h)
-                    .or_insert_with(|| sources.canonical_folder(h).unwrap_or_else(|_| canonical(h)))
-                    .clone()
-            });
+            // Cached by the registry: the folder's files were read from it.
+            let home = homes
+                .get(i)
+                .and_then(Option::as_deref)
+                .map(|h| sources.canonical_folder(h).unwrap_or_else(|_| canonical(h)));
             let dir = home.or_else(|| {
                 dirs.entry(c.loc.span.file)
                     .or_insert_with(|| {
