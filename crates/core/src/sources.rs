@@ -377,6 +377,14 @@ impl Sources {
         Ok(self.canonical_dir(parent, 0)?.join(name))
     }
 
+    /// A folder's canonical form, from the forms cached as files were read.
+    pub fn canonical_folder(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        if dir.as_os_str().is_empty() {
+            return self.canonical_dir(Path::new("."), 0);
+        }
+        self.canonical_dir(dir, 0)
+    }
+
     /// A folder's canonical form from its parent's, cached: one `lstat` per
     /// new folder instead of a `readlink` per component of its path.
     fn canonical_dir(&self, dir: &Path, depth: usize) -> std::io::Result<PathBuf> {
@@ -427,6 +435,18 @@ impl Sources {
 
 /// A path as shown to the user: lexically normalised, `/`-separated.
 pub fn display_path(path: &Path) -> String {
+    // Most paths are already in that form: keep them as they are.
+    if let Some(s) = path.to_str() {
+        let body = s.strip_prefix('/').unwrap_or(s);
+        if !body.is_empty()
+            && std::path::MAIN_SEPARATOR == '/'
+            && body
+                .split('/')
+                .all(|p| !p.is_empty() && p != "." && p != "..")
+        {
+            return s.to_string();
+        }
+    }
     let mut parts: Vec<String> = Vec::new();
     let mut absolute = false;
     for c in path.components() {
@@ -533,5 +553,12 @@ mod tests {
         assert_eq!(display_path(Path::new("./a/b/../c.tf")), "a/c.tf");
         assert_eq!(display_path(Path::new("../x/./y.yaml")), "../x/y.yaml");
         assert_eq!(display_path(Path::new("/abs/./p")), "/abs/p");
+        // Paths already in that form, and near misses of it.
+        assert_eq!(display_path(Path::new("a/b.yaml")), "a/b.yaml");
+        assert_eq!(display_path(Path::new("/abs/p")), "/abs/p");
+        assert_eq!(display_path(Path::new("a//b/")), "a/b");
+        assert_eq!(display_path(Path::new("/")), "/");
+        assert_eq!(display_path(Path::new("")), ".");
+        assert_eq!(display_path(Path::new("a/..")), ".");
     }
 }

@@ -164,7 +164,7 @@ impl Assigner {
         }
         let f = sources.peek(span.file)?;
         let shown = PathBuf::from(&f.path);
-        let abs = canonical(&shown);
+        let abs = canonical_of(sources, span.file, &shown);
         let by_path = if self.globs.is_empty() {
             None
         } else {
@@ -321,6 +321,12 @@ fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// A file's canonical path as the registry read it (its folders' forms are
+/// cached there); `canonicalize` costs a `readlink` per component.
+fn canonical_of(sources: &Sources, id: FileId, shown: &Path) -> PathBuf {
+    sources.disk_path(id).unwrap_or_else(|| canonical(shown))
+}
+
 /// The folders that define clusters, canonical.
 struct Folders {
     /// For each folder holding a cluster's folder (at any depth), the
@@ -337,12 +343,16 @@ impl Folders {
         let mut dirs: HashMap<FileId, Option<PathBuf>> = HashMap::new();
         let mut defined = Vec::new();
         for (i, c) in project.clusters.iter().enumerate() {
-            let home = homes.get(i).cloned().flatten().map(|h| canonical(&h));
+            // Cached by the registry: the folder's files were read from it.
+            let home = homes
+                .get(i)
+                .and_then(Option::as_deref)
+                .map(|h| sources.canonical_folder(h).unwrap_or_else(|_| canonical(h)));
             let dir = home.or_else(|| {
                 dirs.entry(c.loc.span.file)
                     .or_insert_with(|| {
                         let f = sources.peek(c.loc.span.file)?;
-                        canonical(Path::new(&f.path))
+                        canonical_of(sources, c.loc.span.file, Path::new(&f.path))
                             .parent()
                             .map(Path::to_path_buf)
                     })

@@ -25,21 +25,22 @@ pub fn plan_with_roots(
     limits: Limits,
 ) -> Plan {
     let mut dirs: BTreeSet<PathBuf> = roots.iter().cloned().collect();
-    let mut parents = BTreeSet::new();
+    // Compared as bytes: a set of paths compares them component by
+    // component, which showed in profiles of large trees.
+    let mut parents: Vec<&Path> = Vec::new();
     for c in files {
-        let parent = c
-            .path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let parent = c.path.parent().unwrap_or(Path::new("."));
         if kustomize::is_kustomization_name(&c.path) {
-            dirs.insert(parent);
-        } else {
-            parents.insert(parent);
+            dirs.insert(parent.to_path_buf());
+        } else if parents.last().map(|p| p.as_os_str()) != Some(parent.as_os_str()) {
+            parents.push(parent);
         }
     }
+    parents.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    parents.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
     for p in parents {
-        if !dirs.contains(&p) && p.join("Kustomization").is_file() {
-            dirs.insert(p);
+        if !dirs.contains(p) && p.join("Kustomization").is_file() {
+            dirs.insert(p.to_path_buf());
         }
     }
     if dirs.is_empty() {

@@ -320,7 +320,9 @@ pub(crate) fn plan_with<'a>(
     builds: &fplint_core::frontend::kustomize::Plan,
     calls: &(dyn Fn(&PathBuf, &[&Candidate]) -> Vec<PathBuf> + Sync),
 ) -> Vec<(String, Job<'a>)> {
-    let mut modules: BTreeMap<(PathBuf, bool), Vec<&Candidate>> = BTreeMap::new();
+    // Grouped as the sorted walk gives them, then sorted once: a map keyed
+    // by path compares paths component by component at every insert.
+    let mut groups: Vec<((PathBuf, bool), Vec<&Candidate>)> = Vec::new();
     let mut jobs: Vec<(String, Job)> = builds
         .roots
         .iter()
@@ -337,16 +339,27 @@ pub(crate) fn plan_with<'a>(
         if c.path.extension().is_some_and(|e| e == "tf")
             || c.path.to_string_lossy().ends_with(".tf.json")
         {
-            let dir = c
-                .path
-                .parent()
-                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-            modules.entry((dir, ctx)).or_default().push(c);
+            let dir = c.path.parent().unwrap_or(Path::new("."));
+            match groups.last_mut() {
+                Some(((d, x), files)) if *x == ctx && d.as_os_str() == dir.as_os_str() => {
+                    files.push(c)
+                }
+                _ => groups.push(((dir.to_path_buf(), ctx), vec![c])),
+            }
         } else {
             jobs.push((
                 fplint_core::sources::display_path(&c.path),
                 Job::Document(c, ctx),
             ));
+        }
+    }
+    // Stable: a folder's files stay in walk order.
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut modules: Vec<((PathBuf, bool), Vec<&Candidate>)> = Vec::with_capacity(groups.len());
+    for (key, files) in groups {
+        match modules.last_mut() {
+            Some((k, all)) if *k == key => all.extend(files),
+            _ => modules.push((key, files)),
         }
     }
     // A folder another folder of the run calls as a module is linted

@@ -183,7 +183,7 @@ impl Plan {
     }
 
     pub fn includes(&self, file: &Path) -> bool {
-        self.included.contains(&normalise(file))
+        !self.included.is_empty() && self.included.contains(&normalise(file))
     }
 
     /// The build roots whose build reads `file` (a base manifest, a patch),

@@ -34,6 +34,24 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// Where a node is, written out only for a finding: most nodes have none,
+/// and formatting every path showed in profiles of large trees.
+enum Trail<'a> {
+    Root(&'a str),
+    Key(&'a Trail<'a>, &'a str),
+    Index(&'a Trail<'a>, usize),
+}
+
+impl Trail<'_> {
+    fn render(&self) -> String {
+        match self {
+            Trail::Root(p) => (*p).to_string(),
+            Trail::Key(up, key) => join(&up.render(), key),
+            Trail::Index(up, i) => format!("{}[{i}]", up.render()),
+        }
+    }
+}
+
 /// Check the keys of `node`, an object of type `object`, and of the objects
 /// below it.
 pub fn check_node(
@@ -41,6 +59,16 @@ pub fn check_node(
     node: &Node,
     object: &str,
     path: &str,
+    out: &mut Vec<SchemaFinding>,
+) {
+    check_object(w, node, object, &Trail::Root(path), out);
+}
+
+fn check_object(
+    w: &Walk<'_>,
+    node: &Node,
+    object: &str,
+    path: &Trail<'_>,
     out: &mut Vec<SchemaFinding>,
 ) {
     let Some(def) = w.table.object(object) else {
@@ -70,13 +98,12 @@ pub fn check_node(
                         expected: expected.to_string(),
                         suggestion: None,
                         span: e.value.span,
-                        path: join(path, key),
+                        path: Trail::Key(path, key).render(),
                     });
                     continue;
                 }
-                // Most fields are leaves: no path to build for them.
                 if !matches!(f.ty, Ty::Leaf(_)) {
-                    check_value(w, &e.value, &f.ty, &join(path, key), out);
+                    check_value(w, &e.value, &f.ty, &Trail::Key(path, key), out);
                 }
             }
             None if def.open => {}
@@ -88,7 +115,7 @@ pub fn check_node(
                 if let Some(f) = other_case {
                     // eksctl reads the key whatever its case; it matters only
                     // where fplint reads the field, which it then misses.
-                    let full = join(path, &f.name);
+                    let full = Trail::Key(path, &f.name).render();
                     let root = full.split(['.', '[']).next().unwrap_or_default();
                     if !MODELLED_EKSCTL.contains(&root) {
                         continue;
@@ -97,14 +124,14 @@ pub fn check_node(
                         key: key.to_string(),
                         field: f.name.clone(),
                         span: e.key.span,
-                        path: join(path, key),
+                        path: Trail::Key(path, key).render(),
                     });
                     continue;
                 }
                 out.push(SchemaFinding::UnknownField {
                     key: key.to_string(),
                     span: e.key.span,
-                    path: join(path, key),
+                    path: Trail::Key(path, key).render(),
                     object: object.to_string(),
                     suggestion: suggest(key, def.fields.iter().map(|f| f.name.as_str())),
                 })
@@ -154,14 +181,14 @@ fn wrong_shape(w: &Walk<'_>, key: &str, ty: &Ty, node: &Node) -> Option<&'static
     }
 }
 
-fn check_value(w: &Walk<'_>, node: &Node, ty: &Ty, path: &str, out: &mut Vec<SchemaFinding>) {
+fn check_value(w: &Walk<'_>, node: &Node, ty: &Ty, path: &Trail<'_>, out: &mut Vec<SchemaFinding>) {
     match ty {
         Ty::Leaf(_) => {}
-        Ty::Obj(name) | Ty::Block(name) => check_node(w, node, name, path, out),
+        Ty::Obj(name) | Ty::Block(name) => check_object(w, node, name, path, out),
         Ty::List(inner) => {
             if let Some(items) = node.as_seq() {
                 for (i, item) in items.iter().enumerate() {
-                    check_value(w, item, inner, &format!("{path}[{i}]"), out);
+                    check_value(w, item, inner, &Trail::Index(path, i), out);
                 }
             }
         }
@@ -171,7 +198,7 @@ fn check_value(w: &Walk<'_>, node: &Node, ty: &Ty, path: &str, out: &mut Vec<Sch
             }
             for e in node.as_map().unwrap_or(&[]) {
                 if let Some(k) = e.key.as_str() {
-                    check_value(w, &e.value, inner, &join(path, k), out);
+                    check_value(w, &e.value, inner, &Trail::Key(path, k), out);
                 }
             }
         }
