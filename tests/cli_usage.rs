@@ -172,6 +172,14 @@ fn exit_zero_and_fail_on_never_keep_findings_but_exit_0() {
         assert_eq!(o.status.code(), Some(0), "{flags:?}");
         assert_eq!(codes(&o), ["FP001", "FP004", "FP010"], "{flags:?}");
     }
+    // The same from fplint.toml; a level on the command line overrides it.
+    write(d.path(), "fplint.toml", "fail-on = \"never\"\n");
+    let o = fplint(&["check", "--format", "json", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(codes(&o), ["FP001", "FP004", "FP010"]);
+    let o = fplint(&["check", "--fail-on", "warning", "c.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(1));
+    let _ = std::fs::remove_file(d.path().join("fplint.toml"));
     // 2 still means fplint could not do its job.
     write(
         d.path(),

@@ -186,6 +186,8 @@ pub struct Config {
     pub ignore: Vec<String>,
     /// The lowest severity that fails the run (default: warning).
     pub fail_on: Option<fplint_core::Severity>,
+    /// `fail-on = "never"`: findings never fail the run.
+    pub fail_never: bool,
     /// Paths not walked.
     pub exclude: Option<GlobSet>,
     /// Severities that replace the rules' defaults, by code.
@@ -299,7 +301,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         cfg.ignore = codes(ign.get_ref())?;
     }
     if let Some(f) = &raw.fail_on {
-        cfg.fail_on = Some(severity_of(f)?);
+        match f.get_ref().as_str() {
+            "never" => cfg.fail_never = true,
+            _ => {
+                cfg.fail_on = Some(fplint_core::Severity::parse(f.get_ref()).ok_or_else(|| {
+                    err(
+                        format!(
+                            "unknown severity `{}`: expected error, warning, info or never",
+                            f.get_ref()
+                        ),
+                        Some(f.span()),
+                    )
+                })?)
+            }
+        }
     }
     if let Some(ex) = &raw.exclude {
         let mut b = GlobSetBuilder::new();
@@ -414,6 +429,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fail_on_never_and_unknown_levels() {
+        let c = parse(Path::new("fplint.toml"), "fail-on = \"never\"\n").unwrap();
+        assert!(c.fail_never);
+        assert_eq!(c.fail_on, None);
+        let e = parse(Path::new("fplint.toml"), "fail-on = \"loud\"\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown severity `loud`: expected error, warning, info or never"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn full_config_parses() {
         let text = r#"
 select = ["FP"]
@@ -437,6 +465,7 @@ karpenter-version = "v1.4.2"
         assert_eq!(c.quotas.profiles_per_cluster, 20);
         assert_eq!(c.quotas.selectors_per_profile, 5);
         assert_eq!(c.fail_on, Some(fplint_core::Severity::Error));
+        assert!(!c.fail_never);
         assert_eq!(c.clusters["shop"].ec2_capacity, Some(true));
         assert_eq!(c.tools.eksctl_version.as_deref(), Some("0.207.0"));
         assert_eq!(c.tools.karpenter_version.as_deref(), Some("v1.4.2"));

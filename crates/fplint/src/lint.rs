@@ -81,6 +81,8 @@ pub struct Report {
     pub notices: Vec<Notice>,
     /// Lowest severity that makes the exit code 1.
     pub fail_on: Severity,
+    /// Findings never make the exit code 1 (`fail-on = "never"`).
+    pub fail_never: bool,
 }
 
 impl Report {
@@ -100,6 +102,8 @@ impl Report {
     pub fn exit_code(&self) -> i32 {
         if !self.errors.is_empty() || self.has_parse_error() {
             2
+        } else if self.fail_never {
+            0
         } else if self.diagnostics.iter().any(|d| d.severity >= self.fail_on)
             || self
                 .notices
@@ -744,6 +748,8 @@ pub(crate) fn report_with(
         errors,
         notices,
         fail_on: opts.fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning),
+        // A level on the command line overrides the file's `never`.
+        fail_never: opts.fail_on.is_none() && cfg.fail_never,
     }
 }
 
