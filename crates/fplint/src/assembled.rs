@@ -236,26 +236,7 @@ impl Assembled {
         let new_lens = lens(&out);
         let range = |k: usize| offsets[k]..offsets[k] + part.lens[k];
         if let (Some(index), Some(graph)) = (part.graph, out.graph.take()) {
-            for c in &mut out.clusters {
-                let refs = c
-                    .fargate_profiles
-                    .iter_mut()
-                    .filter_map(|p| p.resource.as_mut())
-                    .chain(c.addons.iter_mut().filter_map(|a| a.resource.as_mut()))
-                    .chain(
-                        c.helm_releases
-                            .iter_mut()
-                            .filter_map(|h| h.resource.as_mut()),
-                    );
-                for r in refs {
-                    r.graph = index;
-                }
-            }
-            for w in &mut out.workloads {
-                if let Some(r) = w.resource.as_mut() {
-                    r.graph = index;
-                }
-            }
+            frontend::renumber_graph(&mut out, index);
             if let Some(slot) = self.project.graphs.get_mut(index as usize) {
                 *slot = graph;
             }

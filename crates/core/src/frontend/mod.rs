@@ -96,30 +96,36 @@ impl crate::compact::Compact for UnitOutput {
     }
 }
 
+/// Point every graph reference of a unit's clusters and workloads at the
+/// project's graph `index`, where its own graph goes.
+pub fn renumber_graph(unit: &mut UnitOutput, index: u32) {
+    for c in &mut unit.clusters {
+        let refs = c
+            .fargate_profiles
+            .iter_mut()
+            .filter_map(|p| p.resource.as_mut())
+            .chain(c.addons.iter_mut().filter_map(|a| a.resource.as_mut()))
+            .chain(
+                c.helm_releases
+                    .iter_mut()
+                    .filter_map(|h| h.resource.as_mut()),
+            );
+        for r in refs {
+            r.graph = index;
+        }
+    }
+    for w in &mut unit.workloads {
+        if let Some(r) = w.resource.as_mut() {
+            r.graph = index;
+        }
+    }
+}
+
 /// Move a unit into the project, renumbering its graph references.
 pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     if let Some(graph) = unit.graph.take() {
         let index = project.add_graph(graph);
-        for c in &mut unit.clusters {
-            let refs = c
-                .fargate_profiles
-                .iter_mut()
-                .filter_map(|p| p.resource.as_mut())
-                .chain(c.addons.iter_mut().filter_map(|a| a.resource.as_mut()))
-                .chain(
-                    c.helm_releases
-                        .iter_mut()
-                        .filter_map(|h| h.resource.as_mut()),
-                );
-            for r in refs {
-                r.graph = index;
-            }
-        }
-        for w in &mut unit.workloads {
-            if let Some(r) = w.resource.as_mut() {
-                r.graph = index;
-            }
-        }
+        renumber_graph(&mut unit, index);
     }
     project
         .clusters

@@ -375,7 +375,7 @@ impl Shape {
     }
 }
 
-fn is_false(x: Option<&Value>) -> bool {
+pub(crate) fn is_false(x: Option<&Value>) -> bool {
     x.is_some_and(|x| {
         matches!(x.kind, ValueKind::Bool(false))
             || matches!(&x.kind, ValueKind::String(s) if s == "false")

@@ -889,13 +889,6 @@ pub(crate) fn located_str(val: Option<&Value>, fallback: Span, path: &str) -> Lo
     }
 }
 
-fn is_false_value(v: Option<&Value>) -> bool {
-    v.is_some_and(|x| {
-        matches!(x.kind, ValueKind::Bool(false))
-            || matches!(&x.kind, ValueKind::String(s) if s == "false")
-    })
-}
-
 /// What the unit builds, across the root module and the local modules it calls.
 #[derive(Default)]
 pub(crate) struct Builder {
@@ -1597,7 +1590,7 @@ impl Builder {
         // Add-on modules that make nodes only when an input says so.
         if let Some(input) = eks_module::nodes_input(&src) {
             let v = ctx.eval_attr(&b.body, input, file, &Vec::new());
-            if v.is_none() || is_false_value(v.as_ref()) {
+            if v.is_none() || eks_module::is_false(v.as_ref()) {
                 return;
             }
         }
