@@ -37,6 +37,17 @@ pub fn is_lintable_name(path: &Path) -> bool {
 }
 
 /// Collect the files under `paths`, sorted and without duplicates.
+/// Whether `exclude` (globs and the folder they are relative to) matches
+/// `p`, relative to that folder or as written.
+fn is_excluded(exclude: Option<(&GlobSet, &Path)>, p: &Path) -> bool {
+    let Some((set, base)) = exclude else {
+        return false;
+    };
+    let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let rel = abs.strip_prefix(base).unwrap_or(&abs);
+    set.is_match(rel) || set.is_match(p)
+}
+
 /// `exclude` globs are matched against paths relative to `exclude_base`.
 pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
     walk_to_depth(paths, exclude, None)
@@ -50,14 +61,7 @@ pub fn walk_to_depth(
     max_depth: Option<usize>,
 ) -> Walked {
     let mut out = Walked::default();
-    let excluded = |p: &Path| -> bool {
-        let Some((set, base)) = exclude else {
-            return false;
-        };
-        let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-        let rel = abs.strip_prefix(base).unwrap_or(&abs);
-        set.is_match(rel) || set.is_match(p)
-    };
+    let excluded = |p: &Path| is_excluded(exclude, p);
     for arg in paths {
         let meta = match std::fs::metadata(arg) {
             Ok(m) => m,
@@ -187,14 +191,7 @@ pub fn walk_sorted_until(
     mut visit: impl FnMut(Candidate) -> bool,
 ) {
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let excluded = |p: &Path| -> bool {
-        let Some((set, base)) = exclude else {
-            return false;
-        };
-        let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-        let rel = abs.strip_prefix(base).unwrap_or(&abs);
-        set.is_match(rel) || set.is_match(p)
-    };
+    let excluded = |p: &Path| is_excluded(exclude, p);
     // Siblings by name, depth first: the order of sorted paths.
     let entries = ignore::WalkBuilder::new(root)
         .hidden(true)

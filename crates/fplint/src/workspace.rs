@@ -412,18 +412,9 @@ impl Workspace {
             .map(fplint_core::sources::display_path);
         let reads_folder = |u: &Unit| {
             folder.as_ref().is_some_and(|dir| {
-                u.reads.iter().any(|id| {
-                    sources.peek(*id).is_some_and(|f| {
-                        let rest = if dir == "." || dir.is_empty() {
-                            Some(f.path.as_str())
-                        } else {
-                            f.path
-                                .strip_prefix(dir.as_str())
-                                .and_then(|r| r.strip_prefix('/'))
-                        };
-                        rest.is_some_and(|r| !r.contains('/'))
-                    })
-                })
+                u.reads
+                    .iter()
+                    .any(|id| sources.peek(*id).is_some_and(|f| directly_in(dir, &f.path)))
             })
         };
         let mut old: HashMap<String, VecDeque<Unit>> = HashMap::new();
@@ -544,18 +535,9 @@ impl Workspace {
             .then(|| local.parent().map(fplint_core::sources::display_path))
             .flatten();
         let in_folder = |id: &FileId| {
-            folder.as_ref().is_some_and(|dir| {
-                sources.peek(*id).is_some_and(|f| {
-                    let rest = if dir == "." || dir.is_empty() {
-                        Some(f.path.as_str())
-                    } else {
-                        f.path
-                            .strip_prefix(dir.as_str())
-                            .and_then(|r| r.strip_prefix('/'))
-                    };
-                    rest.is_some_and(|r| !r.contains('/'))
-                })
-            })
+            folder
+                .as_ref()
+                .is_some_and(|dir| sources.peek(*id).is_some_and(|f| directly_in(dir, &f.path)))
         };
         let redo: Vec<usize> = self
             .units
@@ -733,4 +715,15 @@ fn overlay_candidate(path: &Path) -> Candidate {
         explicit: false,
         listed_file: !link,
     }
+}
+
+/// Whether the shown path `path` is a file directly in the shown folder
+/// `dir` (`.` or empty for the project's own folder), not in a subfolder.
+fn directly_in(dir: &str, path: &str) -> bool {
+    let rest = if dir == "." || dir.is_empty() {
+        Some(path)
+    } else {
+        path.strip_prefix(dir).and_then(|r| r.strip_prefix('/'))
+    };
+    rest.is_some_and(|r| !r.contains('/'))
 }

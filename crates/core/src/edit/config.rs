@@ -88,12 +88,17 @@ fn json_merge(doc: &str, key: &str, value: &str) -> Option<Vec<DocEdit>> {
 
 /// A YAML block mapping with `key` set: the value replaced, or a new line
 /// after the last entry, at the entries' indentation.
-fn yaml_merge(doc: &str, key: &str, value: &str) -> Option<Vec<DocEdit>> {
+/// The one YAML document of `doc`, when it parses cleanly and is alone.
+pub(super) fn single_document(doc: &str) -> Option<tree::Node> {
     let parsed = tree::yaml::parse(doc, FileId(0), Limits::default());
     if parsed.error.is_some() || parsed.documents.len() != 1 {
         return None;
     }
-    let root = parsed.documents.first()?;
+    parsed.documents.into_iter().next()
+}
+
+fn yaml_merge(doc: &str, key: &str, value: &str) -> Option<Vec<DocEdit>> {
+    let root = single_document(doc)?;
     let NodeKind::Map(entries) = &root.kind else {
         return None;
     };

@@ -83,11 +83,7 @@ fn yaml_item(nl: &str, dash: usize, col: usize, item: &[(String, String)]) -> St
 /// A YAML block mapping with `item` appended to its block sequence `key`,
 /// or `key` added after the last entry.
 fn yaml_append(doc: &str, key: &str, item: &[(String, String)]) -> Option<Vec<DocEdit>> {
-    let parsed = tree::yaml::parse(doc, FileId(0), Limits::default());
-    if parsed.error.is_some() || parsed.documents.len() != 1 {
-        return None;
-    }
-    let root = parsed.documents.first()?;
+    let root = super::config::single_document(doc)?;
     let NodeKind::Map(entries) = &root.kind else {
         return None;
     };
