@@ -6,6 +6,7 @@
 
 pub mod json;
 pub mod yaml;
+mod yaml_fast;
 
 use crate::source::Span;
 

@@ -74,6 +74,9 @@ enum Frame {
 
 /// Parse every document of a YAML stream.
 pub fn parse(text: &str, file: FileId, limits: Limits) -> Parsed {
+    if let Some(fast) = super::yaml_fast::parse(text, file, limits) {
+        return fast;
+    }
     let first = parse_strict(text, file, limits);
     let indentation = first
         .error
@@ -207,7 +210,7 @@ fn flow_depth_after(line: &str, mut depth: usize) -> usize {
     depth
 }
 
-fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
+pub(super) fn parse_strict(text: &str, file: FileId, limits: Limits) -> Parsed {
     let mut out = Parsed::default();
     let mut pos = CharToByte::new(text);
     let mut stack: Vec<Frame> = Vec::new();

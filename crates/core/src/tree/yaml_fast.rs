@@ -1,0 +1,862 @@
+//! A fast reader for the plain block YAML most manifests are written in.
+//!
+//! saphyr-parser scans a character at a time and costs about 300
+//! instructions per byte, half of fplint's time on a large tree. This
+//! reader takes the common subset (block mappings and sequences, one-line
+//! plain and quoted scalars, one-line flow collections, `!Name` tags,
+//! comments, `---`) and builds the same tree, spans included. Anything else
+//! (anchors, block scalars, multi-line scalars, escapes, tabs, non-ASCII,
+//! anything it is not sure is valid) makes it give up, and the caller parses
+//! with saphyr: it never decides what saphyr would reject or read otherwise.
+//! A test compares the two on every YAML file of the repository and on
+//! generated text.
+
+use super::{find_duplicates, Entry, Limits, Node, NodeKind, Parsed, ScalarStyle};
+use crate::source::{FileId, Span};
+
+/// The tree of `text`, or `None` when it is outside the subset.
+pub(super) fn parse(text: &str, file: FileId, limits: Limits) -> Option<Parsed> {
+    let b = text.as_bytes();
+    // One pass over the bytes rules out what the subset never reads.
+    if b.iter()
+        .any(|&c| !(c == b'\n' || (0x20..0x7f).contains(&c)) || c == b'&' || c == b'*')
+    {
+        return None;
+    }
+    let mut r = Reader {
+        text,
+        b,
+        file,
+        max_depth: limits.max_depth,
+        depth: 0,
+        out: Parsed::default(),
+    };
+    r.stream()?;
+    Some(r.out)
+}
+
+/// A line with content.
+#[derive(Copy, Clone)]
+struct Line {
+    /// Where the line starts.
+    start: usize,
+    /// Its indentation in spaces.
+    indent: usize,
+    /// Where its content starts.
+    content: usize,
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    file: FileId,
+    max_depth: usize,
+    depth: usize,
+    out: Parsed,
+}
+
+impl Reader<'_> {
+    fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(b'\n')
+    }
+
+    fn eol(&self, i: usize) -> bool {
+        i >= self.b.len() || self.b[i] == b'\n'
+    }
+
+    fn span(&self, s: usize, e: usize) -> Span {
+        Span::new(self.file, s, e)
+    }
+
+    /// The next line at or after `from` (a line start) that is not blank or
+    /// a comment.
+    fn next_line(&self, mut from: usize) -> Option<Line> {
+        while from < self.b.len() {
+            let mut i = from;
+            while self.at(i) == b' ' {
+                i += 1;
+            }
+            if self.eol(i) || self.b[i] == b'#' {
+                from = self.line_end(i) + 1;
+                continue;
+            }
+            return Some(Line {
+                start: from,
+                indent: i - from,
+                content: i,
+            });
+        }
+        None
+    }
+
+    fn line_end(&self, i: usize) -> usize {
+        self.b[i.min(self.b.len())..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(self.b.len(), |p| i + p)
+    }
+
+    /// `---` or `...` at the start of `l`: `Some(true)` for a clean `---`
+    /// (nothing after it but a comment), `None` for anything that starts
+    /// like a marker but is not a clean `---`.
+    fn marker(&self, l: Line) -> Option<bool> {
+        if l.indent != 0 {
+            return Some(false);
+        }
+        let s = l.start;
+        let three = &self.b[s..(s + 3).min(self.b.len())];
+        if three != b"---" && three != b"..." {
+            return Some(false);
+        }
+        if three == b"..." {
+            return None;
+        }
+        self.rest_is_blank(s + 3).then_some(true)
+    }
+
+    /// Only spaces, then the end of the line or a comment after a space.
+    fn rest_is_blank(&self, mut i: usize) -> bool {
+        let start = i;
+        while self.at(i) == b' ' {
+            i += 1;
+        }
+        self.eol(i) || (self.b[i] == b'#' && i > start)
+    }
+
+    fn stream(&mut self) -> Option<()> {
+        let mut pos = 0;
+        // Whether a `---` opened a document that has no content yet.
+        let mut open = false;
+        while let Some(l) = self.next_line(pos) {
+            if self.marker(l)? {
+                if open {
+                    // An empty document: saphyr's spans for it are odd.
+                    return None;
+                }
+                open = true;
+                pos = self.line_end(l.start) + 1;
+                continue;
+            }
+            if l.indent != 0 {
+                return None;
+            }
+            let (node, next) = self.block(l, None)?;
+            self.out.documents.push(node);
+            open = false;
+            match next {
+                None => return Some(()),
+                Some(n) if self.marker(n)? => pos = n.start,
+                Some(_) => return None,
+            }
+        }
+        // A last `---` with nothing after it is an empty document.
+        (!open).then_some(())
+    }
+
+    /// A block collection whose first line is `l`: a sequence when it
+    /// starts with `- `, else a mapping. `parent` is the indentation of the
+    /// enclosing block. Returns the node and the next content line.
+    fn block(&mut self, l: Line, parent: Option<usize>) -> Option<(Node, Option<Line>)> {
+        if parent.is_some_and(|p| l.indent <= p) {
+            return None;
+        }
+        if self.is_entry(l.content) {
+            self.sequence(l.indent, l.content, false)
+        } else {
+            self.mapping(l.indent, l.content)
+        }
+    }
+
+    /// `-` followed by a space or the end of the line.
+    fn is_entry(&self, i: usize) -> bool {
+        self.at(i) == b'-' && matches!(self.at(i + 1), b' ' | b'\n')
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        if self.depth >= self.max_depth {
+            // saphyr's path reports the limit.
+            return None;
+        }
+        self.depth += 1;
+        Some(())
+    }
+
+    /// A block sequence at `indent`, its first `-` at `first`. An
+    /// indentless sequence (a mapping value at the mapping's own
+    /// indentation) starts where its first item does.
+    fn sequence(
+        &mut self,
+        indent: usize,
+        first: usize,
+        indentless: bool,
+    ) -> Option<(Node, Option<Line>)> {
+        self.enter()?;
+        let mut items: Vec<Node> = Vec::new();
+        let mut dash = first;
+        let mut start = None;
+        let next = loop {
+            let mut i = dash + 1;
+            while self.at(i) == b' ' {
+                i += 1;
+            }
+            let (item, next) = if self.eol(i) || self.b[i] == b'#' {
+                if indentless && items.is_empty() {
+                    return None;
+                }
+                // The item is the block on the lines below.
+                match self.next_line(self.line_end(i) + 1) {
+                    Some(l) if l.indent > indent && !self.marker(l)? => {
+                        self.block(l, Some(indent))?
+                    }
+                    _ => return None,
+                }
+            } else if self.is_entry(i) {
+                return None;
+            } else if self.is_key(i) {
+                self.mapping(i - self.line_start(i), i)?
+            } else {
+                let (node, after) = self.inline(i)?;
+                (node, self.next_line(after))
+            };
+            start.get_or_insert(if indentless {
+                item.span.start as usize
+            } else {
+                dash
+            });
+            items.push(item);
+            match next {
+                Some(l) if l.indent == indent && !self.marker(l)? => {
+                    if !self.is_entry(l.content) {
+                        if indentless {
+                            break Some(l);
+                        }
+                        return None;
+                    }
+                    dash = l.content;
+                }
+                Some(l) if l.indent > indent => return None,
+                other => break other,
+            }
+        };
+        self.depth -= 1;
+        let s = start?;
+        let e = items.last().map_or(s, |n| n.span.end as usize);
+        Some((
+            Node {
+                kind: NodeKind::Seq(items),
+                span: self.span(s, e),
+                tag: None,
+            },
+            next,
+        ))
+    }
+
+    fn line_start(&self, i: usize) -> usize {
+        self.b[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1)
+    }
+
+    /// Whether a mapping key (`key:` then a space or the end of the line)
+    /// starts at `i`.
+    fn is_key(&self, i: usize) -> bool {
+        self.key(i).is_some()
+    }
+
+    /// The key at `i` and where its `:` is.
+    fn key(&self, i: usize) -> Option<(Node, usize)> {
+        let (node, end) = match self.at(i) {
+            b'"' | b'\'' => self.quoted(i)?,
+            c => {
+                if !plain_start(c, self.at(i + 1), false) {
+                    return None;
+                }
+                let end = self.plain_end(i, false)?;
+                if end == i || self.at(end - 1) == b' ' {
+                    return None;
+                }
+                (self.scalar(i, end, ScalarStyle::Plain), end)
+            }
+        };
+        if self.at(end) != b':' || !matches!(self.at(end + 1), b' ' | b'\n') {
+            return None;
+        }
+        // saphyr's limit on an implicit key, and merge keys (with aliases
+        // in practice) are left to it.
+        if end - i > 1000
+            || (node.scalar() == Some("<<") && node.style() == Some(ScalarStyle::Plain))
+        {
+            return None;
+        }
+        Some((node, end))
+    }
+
+    /// A block mapping at `indent`, its first key at `first`.
+    fn mapping(&mut self, indent: usize, first: usize) -> Option<(Node, Option<Line>)> {
+        self.enter()?;
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut at = first;
+        let next = loop {
+            let (key, colon) = self.key(at)?;
+            let mut i = colon + 1;
+            while self.at(i) == b' ' {
+                i += 1;
+            }
+            let (value, next) = if self.eol(i) || (self.b[i] == b'#' && i > colon + 1) {
+                let empty = Node {
+                    kind: NodeKind::Scalar("".into(), ScalarStyle::Plain),
+                    span: self.span(colon, colon),
+                    tag: None,
+                };
+                match self.next_line(self.line_end(i) + 1) {
+                    Some(l) if self.marker(l)? => (empty, Some(l)),
+                    Some(l) if l.indent > indent => self.block(l, Some(indent))?,
+                    Some(l) if l.indent == indent && self.is_entry(l.content) => {
+                        self.sequence(indent, l.content, true)?
+                    }
+                    other => (empty, other),
+                }
+            } else {
+                let (node, after) = self.inline(i)?;
+                (node, self.next_line(after))
+            };
+            entries.push(Entry { key, value });
+            match next {
+                Some(l) if l.indent == indent && !self.marker(l)? => {
+                    if self.is_entry(l.content) {
+                        return None;
+                    }
+                    at = l.content;
+                }
+                Some(l) if l.indent > indent => return None,
+                other => break other,
+            }
+        };
+        self.depth -= 1;
+        find_duplicates(&entries, &mut self.out.duplicates);
+        let s = first;
+        let e = entries.last().map_or(s, |en| en.value.span.end as usize);
+        Some((
+            Node {
+                kind: NodeKind::Map(entries),
+                span: self.span(s, e),
+                tag: None,
+            },
+            next,
+        ))
+    }
+
+    /// A value on the rest of a line: a flow collection, a quoted or plain
+    /// scalar, optionally tagged. Returns the node and the start of the next
+    /// line; a line that goes on (other than with a comment) gives up, and
+    /// so does the next line being indented further (a continuation).
+    fn inline(&mut self, i: usize) -> Option<(Node, usize)> {
+        let (node, end) = self.node(i, false)?;
+        if !self.rest_is_blank(end) {
+            return None;
+        }
+        let after = self.line_end(end) + 1;
+        Some((node, after))
+    }
+
+    /// A node that fits on the line, in block (`flow` false) or flow context.
+    fn node(&mut self, i: usize, flow: bool) -> Option<(Node, usize)> {
+        let closed = match self.at(i) {
+            b'[' => self.flow_seq(i),
+            b'{' => self.flow_map(i),
+            b'"' | b'\'' => self.quoted(i),
+            _ => return self.open_node(i, flow),
+        };
+        // saphyr ends a node that closes with a bracket or quote where the
+        // next token starts: after spaces, and in block context after a
+        // comment, but before the line break.
+        let (mut node, end) = closed?;
+        let mut t = self.skip_spaces(end);
+        if !flow && self.at(t) == b'#' && t > end {
+            t = self.line_end(t);
+        }
+        node.span = self.span(node.span.start as usize, t);
+        Some((node, t))
+    }
+
+    /// A tagged node or a plain scalar.
+    fn open_node(&mut self, i: usize, flow: bool) -> Option<(Node, usize)> {
+        match self.at(i) {
+            b'!' => {
+                let mut j = i + 1;
+                while self.at(j).is_ascii_alphanumeric() {
+                    j += 1;
+                }
+                if j == i + 1 || self.at(j) != b' ' {
+                    return None;
+                }
+                let tag: Box<str> = self.text.get(i..j).unwrap_or_default().into();
+                while self.at(j) == b' ' {
+                    j += 1;
+                }
+                if matches!(self.at(j), b'!' | b'#' | b'\n') {
+                    return None;
+                }
+                let (mut node, end) = self.node(j, flow)?;
+                node.span = self.span(i, node.span.end as usize);
+                node.tag = Some(tag);
+                Some((node, end))
+            }
+            c => {
+                if !plain_start(c, self.at(i + 1), flow) {
+                    return None;
+                }
+                let end = self.plain_end(i, flow)?;
+                if end == i {
+                    return None;
+                }
+                // A `:` that ends a plain value is a key where none may be.
+                if self.at(end) == b':' && !flow {
+                    return None;
+                }
+                Some((self.scalar(i, end, ScalarStyle::Plain), end))
+            }
+        }
+    }
+
+    fn scalar(&self, s: usize, e: usize, style: ScalarStyle) -> Node {
+        // ASCII throughout, so any offset is a character boundary.
+        let text = self.text.get(s..e).unwrap_or_default();
+        Node {
+            kind: NodeKind::Scalar(text.into(), style),
+            span: self.span(s, e),
+            tag: None,
+        }
+    }
+
+    /// Where a one-line plain scalar starting at `i` ends (trailing spaces
+    /// not included): before `: `, ` #`, the end of the line, and in flow
+    /// context before `,[]{}` (a `:` followed by anything else is part of
+    /// the scalar there, as in `AWS::NoValue`).
+    fn plain_end(&self, i: usize, flow: bool) -> Option<usize> {
+        let mut j = i;
+        let mut end = i;
+        loop {
+            let c = self.at(j);
+            match c {
+                b'\n' => break,
+                b':' if flow => match self.at(j + 1) {
+                    b' ' | b',' | b']' | b'}' | b'\n' => break,
+                    b'[' | b'{' => return None,
+                    _ => end = j + 1,
+                },
+                b':' if matches!(self.at(j + 1), b' ' | b'\n') => break,
+                b'#' if self.at(j.wrapping_sub(1)) == b' ' && j > i => break,
+                b',' | b'[' | b']' | b'{' | b'}' if flow => break,
+                // saphyr rejects `-` before a flow indicator in flow context.
+                b'-' if flow && matches!(self.at(j + 1), b',' | b'[' | b']' | b'{' | b'}') => {
+                    return None
+                }
+                b' ' => {}
+                _ => end = j + 1,
+            }
+            j += 1;
+        }
+        Some(end)
+    }
+
+    /// A one-line quoted scalar at `i`: double-quoted without escapes, or
+    /// single-quoted. Returns the node and the end of its closing quote.
+    fn quoted(&self, i: usize) -> Option<(Node, usize)> {
+        let q = self.at(i);
+        let mut j = i + 1;
+        let mut value = String::new();
+        loop {
+            let c = self.at(j);
+            if c == b'\n' || (q == b'"' && c == b'\\') {
+                return None;
+            }
+            if c == q {
+                if q == b'\'' && self.at(j + 1) == b'\'' {
+                    value.push('\'');
+                    j += 2;
+                    continue;
+                }
+                break;
+            }
+            value.push(c as char);
+            j += 1;
+        }
+        let end = j + 1;
+        let node = Node {
+            kind: NodeKind::Scalar(value.into(), ScalarStyle::Quoted),
+            span: self.span(i, end),
+            tag: None,
+        };
+        Some((node, end))
+    }
+
+    fn skip_spaces(&self, mut i: usize) -> usize {
+        while self.at(i) == b' ' {
+            i += 1;
+        }
+        i
+    }
+
+    /// `[a, b]` on one line.
+    fn flow_seq(&mut self, i: usize) -> Option<(Node, usize)> {
+        self.enter()?;
+        let mut items = Vec::new();
+        let mut j = self.skip_spaces(i + 1);
+        if self.at(j) != b']' {
+            loop {
+                let (item, end) = self.node(j, true)?;
+                if item.tag.is_none() && matches!(item.kind, NodeKind::Scalar(..)) {
+                    // `[a: b]` is a one-pair mapping.
+                    if self.at(self.skip_spaces(end)) == b':' {
+                        return None;
+                    }
+                }
+                items.push(item);
+                j = self.skip_spaces(end);
+                match self.at(j) {
+                    b',' => {
+                        j = self.skip_spaces(j + 1);
+                        if self.at(j) == b']' {
+                            return None;
+                        }
+                    }
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        let node = Node {
+            kind: NodeKind::Seq(items),
+            span: self.span(i, j + 1),
+            tag: None,
+        };
+        Some((node, j + 1))
+    }
+
+    /// `{a: b, c: d}` on one line.
+    fn flow_map(&mut self, i: usize) -> Option<(Node, usize)> {
+        self.enter()?;
+        let mut entries = Vec::new();
+        let mut j = self.skip_spaces(i + 1);
+        if self.at(j) != b'}' {
+            loop {
+                let (key, end) = match self.at(j) {
+                    b'"' | b'\'' => self.quoted(j)?,
+                    c if plain_start(c, self.at(j + 1), true) => {
+                        let end = self.plain_end(j, true)?;
+                        if end == j || self.at(end) != b':' {
+                            return None;
+                        }
+                        (self.scalar(j, end, ScalarStyle::Plain), end)
+                    }
+                    _ => return None,
+                };
+                if self.at(end) != b':' || self.at(end + 1) != b' ' {
+                    return None;
+                }
+                if key.scalar() == Some("<<") && key.style() == Some(ScalarStyle::Plain) {
+                    return None;
+                }
+                let v = self.skip_spaces(end + 1);
+                if matches!(self.at(v), b',' | b'}' | b'\n' | b'#') {
+                    return None;
+                }
+                let (value, vend) = self.node(v, true)?;
+                entries.push(Entry { key, value });
+                j = self.skip_spaces(vend);
+                match self.at(j) {
+                    b',' => {
+                        j = self.skip_spaces(j + 1);
+                        if self.at(j) == b'}' {
+                            return None;
+                        }
+                    }
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        find_duplicates(&entries, &mut self.out.duplicates);
+        let node = Node {
+            kind: NodeKind::Map(entries),
+            span: self.span(i, j + 1),
+            tag: None,
+        };
+        Some((node, j + 1))
+    }
+}
+
+/// Whether a plain scalar may start with `c` (then `next`).
+fn plain_start(c: u8, next: u8, flow: bool) -> bool {
+    match c {
+        b'-' => match next {
+            b' ' | b'\n' => false,
+            b',' | b'[' | b']' | b'{' | b'}' => !flow,
+            _ => true,
+        },
+        b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+        | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' => false,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strict(text: &str) -> Parsed {
+        super::super::yaml::parse_strict(text, FileId(0), Limits::default())
+    }
+
+    /// The fast reader either gives up or builds exactly saphyr's tree.
+    fn agrees(text: &str) -> Result<bool, String> {
+        let Some(fast) = parse(text, FileId(0), Limits::default()) else {
+            return Ok(false);
+        };
+        let slow = strict(text);
+        if let Some(e) = slow.error {
+            return Err(format!(
+                "fast read what saphyr rejects ({}):\n{text}",
+                e.message
+            ));
+        }
+        if fast.documents != slow.documents || fast.duplicates != slow.duplicates {
+            let (f, s) = (dump(&fast), dump(&slow));
+            let at = f
+                .lines()
+                .zip(s.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            let line = |d: &str| d.lines().nth(at).unwrap_or("(none)").to_string();
+            return Err(format!(
+                "trees differ:\n{text}\n--- fast:   {}\n--- saphyr: {}",
+                line(&f),
+                line(&s)
+            ));
+        }
+        Ok(true)
+    }
+
+    fn dump(p: &Parsed) -> String {
+        fn node(n: &Node, depth: usize, out: &mut String) {
+            let pad = "  ".repeat(depth);
+            let (s, e, t) = (n.span.start, n.span.end, &n.tag);
+            match &n.kind {
+                NodeKind::Scalar(v, st) => {
+                    out.push_str(&format!("{pad}{v:?} {st:?} {s}..{e} {t:?}\n"))
+                }
+                NodeKind::Seq(items) => {
+                    out.push_str(&format!("{pad}seq {s}..{e} {t:?}\n"));
+                    items.iter().for_each(|i| node(i, depth + 1, out));
+                }
+                NodeKind::Map(es) => {
+                    out.push_str(&format!("{pad}map {s}..{e} {t:?}\n"));
+                    for en in es {
+                        node(&en.key, depth + 1, out);
+                        node(&en.value, depth + 2, out);
+                    }
+                }
+            }
+        }
+        let mut out = String::new();
+        p.documents.iter().for_each(|d| node(d, 0, &mut out));
+        out.push_str(&format!("{:?}\n", p.duplicates));
+        out
+    }
+
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name == "target" || name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                yaml_files(&p, out);
+            } else if name.ends_with(".yaml") || name.ends_with(".yml") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// A small deterministic generator, so failures replay.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    /// `text` with one small edit of the kind that moves YAML across the
+    /// subset's edges: indentation, indicators, quotes, comments, markers.
+    fn mutate(text: &str, rng: &mut Rng) -> String {
+        const BITS: &[&str] = &[
+            " ", "  ", ": ", ":", "- ", "-", "#", " #", "'", "\"", "[", "]", "{", "}", ",",
+            "!Ref ", "!", "---\n", "\n", "\n  ", "...", "? ", "|", ">", "<<: ", "a: b", "\\", "~",
+            "x:", "-1", "--", "%", "@", " - ", "[a, b]", "{a: 1}", "''", "\"\"",
+        ];
+        let mut s = text.to_string();
+        let n = 1 + rng.below(3);
+        for _ in 0..n {
+            let mut at = rng.below(s.len() + 1);
+            while !s.is_char_boundary(at) {
+                at -= 1;
+            }
+            match rng.below(3) {
+                0 => s.insert_str(at, BITS[rng.below(BITS.len())]),
+                1 => {
+                    let mut end = (at + 1 + rng.below(4)).min(s.len());
+                    while !s.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    s.replace_range(at..end, "");
+                }
+                _ => {
+                    let mut end = (at + rng.below(3)).min(s.len());
+                    while !s.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    s.replace_range(at..end, BITS[rng.below(BITS.len())]);
+                }
+            }
+        }
+        s
+    }
+
+    const SAMPLES: &[&str] = &[
+        "a: 1\nb:\n  c: x y  # hi\n  d: \"q\"\nl:\n- p\n- q: 1\n  r: [a, \"b\", {x: y}]\ne:\nf: {}\ng: !Ref Foo\n",
+        "---\n# c\n\"k 1\": v\n'k2': 'it''s'\nx:   y\n\nn:\n  # lower\n  - a#b\n  -\n    m: 1\n  - [ ]\n  - !If [c, {a: 1}, !Ref x]\n  - -foo\n  - \"a: b # c\"\ntop: !Sub \"x ${A}\"\ns: http://x:80/p?q=1\ne2: # c\nlast: 1 \n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n          args: [\"--port\", \"80\"]\n          ports:\n            - containerPort: 80\n      tolerations:\n      - key: eks.amazonaws.com/compute-type\n        operator: Equal\n        value: fargate\n        effect: NoSchedule\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\n",
+        "a:\n  - x\nb:\n- c: 1\n  d: 2\n- e\nf: g\n",
+        "- a\n- - b\n",
+        "k: v\nk: w\nm: {a: 1, a: 2}\n",
+        "a: 1\n---\nb: 2\n---\n",
+        "a: [1, 2,]\nb: {c: }\n",
+        "key: value: other\n",
+        "a:\n  b\n",
+        "- --port=80\n- -1\n- x:\n    y: 1\n",
+        "- a:\n  - x\n  - y\n  b: 1\n- c\n",
+        "a:\n- x\n-\n  - y\nb:\n  - {c: d}\n  - e: [f]\n    g: 'h'  # c\n",
+        "a: 1\n  # comment deeper\nb: 2\n# c\n",
+        "- a\n -b\n",
+        "a:\n   b: 1\n  c: 2\n",
+        "a: x\n  y\n",
+        "a: \"x\" y\n",
+        "a: 'x'# c\n",
+        "a:    \n\n\n  b: c\n",
+        "? a\n: b\n",
+        "a: [b, [c, {d: e, f: [g]}], 'h', \"i\"] # end\n",
+        "a: {b: [1, 2], 'c': \"d\", e: !Ref f}\n",
+        "a: -\nb: - c\n",
+        "x: yes\n\"y\": no\n'z': ~\n",
+        "k8s-app: kube-dns\neks.amazonaws.com/role-arn: arn:aws:iam::1:role/x\n",
+        "a: b # c: d\ne: f#g\n",
+        "a: [x]  y\n",
+        "--- \na: 1\n--- # two\nb: 2\n",
+        "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: !Ref C\n      Selectors:\n        - Namespace: kube-system\n          Labels:\n            - Key: k8s-app\n              Value: kube-dns\n      Tags: !If [HasTags, [{Key: a, Value: b}], !Ref AWS::NoValue]\n",
+    ];
+
+    #[test]
+    fn samples_agree_and_the_common_ones_are_read() {
+        for s in SAMPLES {
+            agrees(s).unwrap();
+        }
+        // The subset must cover ordinary manifests and templates.
+        let read: Vec<usize> = (0..SAMPLES.len())
+            .filter(|&i| parse(SAMPLES[i], FileId(0), Limits::default()).is_some())
+            .collect();
+        assert_eq!(
+            read,
+            [0, 1, 2, 3, 5, 10, 11, 12, 13, 19, 21, 22, 24, 25, 26, 28, 29]
+        );
+    }
+
+    #[test]
+    fn every_yaml_file_of_the_repository_agrees() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        yaml_files(&root, &mut files);
+        // The shared corpus, where present beside the repository.
+        yaml_files(&root.join("../shared/corpus"), &mut files);
+        // More trees to compare on, for a local run (`:`-separated).
+        for d in std::env::var("FPLINT_YAML_DIRS")
+            .unwrap_or_default()
+            .split(':')
+        {
+            if !d.is_empty() {
+                yaml_files(std::path::Path::new(d), &mut files);
+            }
+        }
+        files.sort();
+        assert!(files.len() > 100, "{} YAML files", files.len());
+        let (mut read, mut failures) = (0, Vec::new());
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            match agrees(&text) {
+                Ok(true) => read += 1,
+                Ok(false) => {}
+                Err(e) => failures.push(format!("{}: {e}", f.display())),
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+        assert!(read * 3 > files.len(), "read {read} of {}", files.len());
+        eprintln!("read {read} of {}", files.len());
+    }
+
+    #[test]
+    fn edited_text_agrees() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        yaml_files(&root.join("tests/fixtures"), &mut files);
+        for d in std::env::var("FPLINT_YAML_DIRS")
+            .unwrap_or_default()
+            .split(':')
+        {
+            if !d.is_empty() {
+                yaml_files(std::path::Path::new(d), &mut files);
+            }
+        }
+        files.sort();
+        let mut texts: Vec<String> = SAMPLES.iter().map(|s| s.to_string()).collect();
+        texts.extend(files.iter().filter_map(|f| std::fs::read_to_string(f).ok()));
+        let rounds: usize = std::env::var("FPLINT_YAML_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(40);
+        let seed = std::env::var("FPLINT_YAML_SEED")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng(seed);
+        let (mut failures, mut read, mut tried) = (Vec::new(), 0, 0);
+        for t in &texts {
+            for _ in 0..rounds {
+                let m = mutate(t, &mut rng);
+                tried += 1;
+                match agrees(&m) {
+                    Ok(r) => read += usize::from(r),
+                    Err(e) => failures.push(e),
+                }
+            }
+        }
+        // The edits must leave much inside the subset, or they test nothing.
+        assert!(read * 5 > tried, "read {read} of {tried} edited texts");
+        failures.truncate(5);
+        assert!(failures.is_empty(), "{}", failures.join("\n\n=====\n\n"));
+    }
+}
