@@ -826,3 +826,26 @@ fn a_named_base_file_is_checked_as_its_overlays_build_it() {
     assert!(!out.contains("overlay"), "{out}");
     assert_eq!(o.status.code(), Some(0), "{out}");
 }
+
+#[test]
+fn a_kustomization_without_extension_is_built_when_walked_and_when_named() {
+    let dir = tmp();
+    kustomize_repo(dir.path());
+    // The dev overlay's kustomization spelt `Kustomization`, as kustomize allows.
+    let dev = dir.path().join("overlays/dev");
+    std::fs::rename(dev.join("kustomization.yaml"), dev.join("Kustomization")).unwrap();
+    let want = "overlays/dev/Kustomization:2:12: FP011 [error] Deployment `web` (overlay `overlays/dev`) in namespace `dev` matches no Fargate profile of cluster `shop`, which has no nodes: its pods stay Pending\n";
+    // The walk reports the folder, which holds no other file: before, only
+    // folders with files to lint were looked in, and this build was missed.
+    let o = fplint(&["check", "--format", "concise", "."], dir.path());
+    assert_eq!(
+        stdout(&o),
+        format!("cluster.yaml:3:18: FP005 [error] no Fargate selector of cluster `shop` matches the CoreDNS pods, and the cluster has no nodes: DNS never comes up\n{want}")
+    );
+    // A named file's folders are still looked in.
+    let o = fplint(
+        &["check", "--format", "concise", "base/deployment.yaml"],
+        dir.path(),
+    );
+    assert_eq!(stdout(&o), want);
+}

@@ -16,6 +16,16 @@ pub fn plan(files: &[Candidate], sources: &Sources, limits: Limits) -> Plan {
     plan_with_roots(files, &[], sources, limits)
 }
 
+/// The folders among `files`' that hold a `Kustomization` file: from the
+/// walk's list for walked files (`walked`, sorted), looked for on disk for
+/// files named on the command line or when the walk gave no list.
+fn has_bare_kustomization(dir: &Path, explicit: bool, walked: Option<&[PathBuf]>) -> bool {
+    match walked {
+        Some(found) if !explicit => found.binary_search_by(|d| d.as_path().cmp(dir)).is_ok(),
+        _ => dir.join("Kustomization").is_file(),
+    }
+}
+
 /// [`plan`], with more build roots to build (the overlays that include a
 /// named file, see [`crate::context::Context::builds`]).
 pub fn plan_with_roots(
@@ -24,22 +34,39 @@ pub fn plan_with_roots(
     sources: &Sources,
     limits: Limits,
 ) -> Plan {
+    plan_with_walked(files, roots, None, sources, limits)
+}
+
+/// [`plan_with_roots`], given the folders the walk found a `Kustomization`
+/// file in ([`crate::walk::Walked::kustomization_dirs`]).
+pub fn plan_with_walked(
+    files: &[Candidate],
+    roots: &[PathBuf],
+    walked: Option<&[PathBuf]>,
+    sources: &Sources,
+    limits: Limits,
+) -> Plan {
     let mut dirs: BTreeSet<PathBuf> = roots.iter().cloned().collect();
+    // Every walked `Kustomization` is a build, as every walked
+    // `kustomization.yaml` is, files beside it or not.
+    dirs.extend(walked.unwrap_or_default().iter().cloned());
     // Compared as bytes: a set of paths compares them component by
     // component, which showed in profiles of large trees.
-    let mut parents: Vec<&Path> = Vec::new();
+    let mut parents: Vec<(&Path, bool)> = Vec::new();
     for c in files {
         let parent = c.path.parent().unwrap_or(Path::new("."));
         if kustomize::is_kustomization_name(&c.path) {
             dirs.insert(parent.to_path_buf());
-        } else if parents.last().map(|p| p.as_os_str()) != Some(parent.as_os_str()) {
-            parents.push(parent);
+        } else if parents.last().map(|p| (p.0.as_os_str(), p.1))
+            != Some((parent.as_os_str(), c.explicit))
+        {
+            parents.push((parent, c.explicit));
         }
     }
-    parents.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    parents.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
-    for p in parents {
-        if !dirs.contains(p) && p.join("Kustomization").is_file() {
+    parents.sort_unstable_by(|a, b| (a.0.as_os_str(), a.1).cmp(&(b.0.as_os_str(), b.1)));
+    parents.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str() && a.1 == b.1);
+    for (p, explicit) in parents {
+        if !dirs.contains(p) && has_bare_kustomization(p, explicit, walked) {
             dirs.insert(p.to_path_buf());
         }
     }

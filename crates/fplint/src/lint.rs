@@ -302,12 +302,14 @@ pub(crate) fn empty_notices(empty: &[PathBuf]) -> Vec<Notice> {
 /// YAML/JSON file, a folder of `.tf` files (one module), or a kustomize
 /// build; what a build reads is not linted alone.
 pub(crate) fn plan_units<'a>(
-    files: &'a [Candidate],
+    walked: &'a walk::Walked,
     context: &'a crate::context::Context,
     sources: &Sources,
     limits: Limits,
 ) -> Vec<(String, Job<'a>)> {
-    let builds = crate::kustomize::plan_with_roots(files, &context.builds, sources, limits);
+    let files = &walked.files;
+    let found = Some(walked.kustomization_dirs.as_slice());
+    let builds = crate::kustomize::plan_with_walked(files, &context.builds, found, sources, limits);
     let context = &context.files;
     let max = sources.max_file_size;
     plan_with(files, context, &builds, &|dir, files| {
@@ -460,7 +462,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut sources = Sources::new(roots_of(paths, &context.roots)).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
-    let jobs = plan_units(&walked.files, &context, &sources, limits);
+    let jobs = plan_units(&walked, &context, &sources, limits);
 
     // Units are modelled in parallel a batch at a time and absorbed in key
     // order, so only one batch of unit models lives beside the project.

@@ -27,6 +27,10 @@ pub struct Walked {
     pub errors: Vec<String>,
     /// Folders named as arguments that hold no file fplint reads.
     pub empty: Vec<PathBuf>,
+    /// Walked folders that hold a `Kustomization` file (a kustomization
+    /// without an extension, not a file fplint lints), sorted: planning
+    /// need not look for one in every folder.
+    pub kustomization_dirs: Vec<PathBuf>,
 }
 
 /// Whether a file of this name is read when a folder is walked.
@@ -79,7 +83,7 @@ pub fn walk_to_depth(
             continue;
         }
         let root = arg.canonicalize().unwrap_or_else(|_| arg.clone());
-        let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        let found = std::sync::Mutex::new((Vec::new(), Vec::new(), Vec::new()));
         ignore::WalkBuilder::new(arg)
             .hidden(true)
             .git_ignore(true)
@@ -96,12 +100,15 @@ pub fn walk_to_depth(
                     found: &found,
                     files: Vec::new(),
                     errors: Vec::new(),
+                    kustomizations: Vec::new(),
                 };
                 let (root, excluded) = (&root, &excluded);
                 Box::new(move |entry| {
                     match entry {
                         Ok(e) => {
-                            if let Some(path) = accept(&e, root, excluded) {
+                            if let Some(dir) = kustomization_dir(&e, excluded) {
+                                local.kustomizations.push(dir);
+                            } else if let Some(path) = accept(&e, root, excluded) {
                                 local.files.push(Candidate {
                                     path,
                                     explicit: false,
@@ -114,13 +121,16 @@ pub fn walk_to_depth(
                     ignore::WalkState::Continue
                 })
             });
-        let (files, errors) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        let (files, errors, kustomizations) = found.into_inner().unwrap_or_else(|e| e.into_inner());
         if files.is_empty() {
             out.empty.push(arg.clone());
         }
         out.files.extend(files);
         out.errors.extend(errors);
+        out.kustomization_dirs.extend(kustomizations);
     }
+    out.kustomization_dirs.sort();
+    out.kustomization_dirs.dedup();
     // The parallel walker finds files in any order.
     out.files.sort();
     out.errors.sort();
@@ -137,10 +147,14 @@ pub fn walk_to_depth(
 }
 
 /// One walker thread's finds, added to the shared lists when it is dropped.
+/// What the walk found: files, errors, `Kustomization` folders.
+type Found = (Vec<Candidate>, Vec<String>, Vec<PathBuf>);
+
 struct Local<'a> {
-    found: &'a std::sync::Mutex<(Vec<Candidate>, Vec<String>)>,
+    found: &'a std::sync::Mutex<Found>,
     files: Vec<Candidate>,
     errors: Vec<String>,
+    kustomizations: Vec<PathBuf>,
 }
 
 impl Drop for Local<'_> {
@@ -148,10 +162,24 @@ impl Drop for Local<'_> {
         let mut f = self.found.lock().unwrap_or_else(|e| e.into_inner());
         f.0.append(&mut self.files);
         f.1.append(&mut self.errors);
+        f.2.append(&mut self.kustomizations);
     }
 }
 
 /// The path of a walked entry fplint reads, if it is one.
+/// The folder of a regular `Kustomization` file the walk reached, in the
+/// form the walked files' folders take.
+fn kustomization_dir(
+    entry: &ignore::DirEntry,
+    excluded: &dyn Fn(&Path) -> bool,
+) -> Option<PathBuf> {
+    let path = entry.path();
+    if path.file_name()? != "Kustomization" || !entry.file_type()?.is_file() || excluded(path) {
+        return None;
+    }
+    Some(strip_dot(path.parent()?))
+}
+
 fn accept(
     entry: &ignore::DirEntry,
     root: &Path,
