@@ -18,9 +18,7 @@ use crate::source::{FileId, Span};
 pub(super) fn parse(text: &str, file: FileId, limits: Limits) -> Option<Parsed> {
     let b = text.as_bytes();
     // One pass over the bytes rules out what the subset never reads.
-    if b.iter()
-        .any(|&c| !(c == b'\n' || (0x20..0x7f).contains(&c)) || c == b'&' || c == b'*')
-    {
+    if b.iter().any(|&c| OUTSIDE[usize::from(c)]) {
         return None;
     }
     let mut r = Reader {
@@ -34,6 +32,19 @@ pub(super) fn parse(text: &str, file: FileId, limits: Limits) -> Option<Parsed> 
     r.stream()?;
     Some(r.out)
 }
+
+/// Bytes the subset never reads: controls other than a line break (tabs,
+/// carriage returns), non-ASCII, and anchors and aliases (`&`, `*`).
+const OUTSIDE: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut c = 0x20;
+    while c < 0x7f {
+        t[c] = c == b'&' as usize || c == b'*' as usize;
+        c += 1;
+    }
+    t[b'\n' as usize] = false;
+    t
+};
 
 /// A line with content.
 #[derive(Copy, Clone)]
@@ -163,7 +174,7 @@ impl Reader<'_> {
         if self.is_entry(l.content) {
             self.sequence(l.indent, l.content, false)
         } else {
-            self.mapping(l.indent, l.content)
+            self.mapping(l.indent, l.content, None)
         }
     }
 
@@ -212,8 +223,8 @@ impl Reader<'_> {
                 }
             } else if self.is_entry(i) {
                 return None;
-            } else if self.is_key(i) {
-                self.mapping(i - self.line_start(i), i)?
+            } else if let Some(key) = self.key(i) {
+                self.mapping(i - self.line_start(i), i, Some(key))?
             } else {
                 let (node, after) = self.inline(i)?;
                 (node, self.next_line(after))
@@ -258,13 +269,8 @@ impl Reader<'_> {
             .map_or(0, |p| p + 1)
     }
 
-    /// Whether a mapping key (`key:` then a space or the end of the line)
-    /// starts at `i`.
-    fn is_key(&self, i: usize) -> bool {
-        self.key(i).is_some()
-    }
-
-    /// The key at `i` and where its `:` is.
+    /// The mapping key (`key:` then a space or the end of the line) at `i`,
+    /// and where its `:` is.
     fn key(&self, i: usize) -> Option<(Node, usize)> {
         let (node, end) = match self.at(i) {
             b'"' | b'\'' => self.quoted(i)?,
@@ -292,13 +298,22 @@ impl Reader<'_> {
         Some((node, end))
     }
 
-    /// A block mapping at `indent`, its first key at `first`.
-    fn mapping(&mut self, indent: usize, first: usize) -> Option<(Node, Option<Line>)> {
+    /// A block mapping at `indent`, its first key at `first` (`read`, when
+    /// the caller has read it).
+    fn mapping(
+        &mut self,
+        indent: usize,
+        first: usize,
+        mut read: Option<(Node, usize)>,
+    ) -> Option<(Node, Option<Line>)> {
         self.enter()?;
         let mut entries: Vec<Entry> = Vec::new();
         let mut at = first;
         let next = loop {
-            let (key, colon) = self.key(at)?;
+            let (key, colon) = match read.take() {
+                Some(k) => k,
+                None => self.key(at)?,
+            };
             let mut i = colon + 1;
             while self.at(i) == b' ' {
                 i += 1;
