@@ -66,6 +66,23 @@ fn frontends(c: &mut Criterion) {
         })
     });
 
+    // The YAML tree alone: the fast reader of plain block YAML against
+    // saphyr-parser, which reads everything else.
+    g.bench_function("yaml_tree_200_manifests", |b| {
+        b.iter(|| {
+            fplint_core::tree::yaml::parse(black_box(&text), FileId(0), Limits::default())
+                .documents
+                .len()
+        })
+    });
+    g.bench_function("yaml_tree_200_manifests_saphyr", |b| {
+        b.iter(|| {
+            fplint_core::tree::yaml::parse_general(black_box(&text), FileId(0), Limits::default())
+                .documents
+                .len()
+        })
+    });
+
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => panic!("tempdir: {e}"),

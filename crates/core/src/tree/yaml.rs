@@ -73,10 +73,20 @@ enum Frame {
 }
 
 /// Parse every document of a YAML stream.
+///
+/// Plain block YAML, what most manifests are, is read by a fast reader of
+/// that subset; everything else by saphyr-parser ([`parse_general`]). Both
+/// build the same tree.
 pub fn parse(text: &str, file: FileId, limits: Limits) -> Parsed {
     if let Some(fast) = super::yaml_fast::parse(text, file, limits) {
         return fast;
     }
+    parse_general(text, file, limits)
+}
+
+/// [`parse`] without the fast reader: saphyr-parser for every text. For
+/// comparing the two (tests, fuzzing, benchmarks).
+pub fn parse_general(text: &str, file: FileId, limits: Limits) -> Parsed {
     let first = parse_strict(text, file, limits);
     let indentation = first
         .error
