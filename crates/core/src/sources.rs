@@ -343,7 +343,11 @@ impl Sources {
     /// Paths of files that changed while fplint was running: their findings'
     /// positions cannot be shown.
     pub fn take_changed(&self) -> Vec<String> {
-        std::mem::take(&mut *self.changed.lock().unwrap_or_else(|e| e.into_inner()))
+        let mut changed =
+            std::mem::take(&mut *self.changed.lock().unwrap_or_else(|e| e.into_inner()));
+        // Files are read again on several threads.
+        changed.sort();
+        changed
     }
 
     /// Number of files registered so far; ids are `0..len`.

@@ -38,37 +38,54 @@ pub(crate) fn materialize_with(
     sources: &Sources,
     memo: &FixMemo,
 ) -> FixMemo {
+    use rayon::prelude::*;
+    // Each change is keyed by its value; the ones `memo` lacks are written
+    // in parallel first (each reads and parses its file), then handed out
+    // in order.
+    let keys: Vec<Vec<String>> = diagnostics
+        .iter()
+        .map(|d| {
+            d.fix.as_ref().map_or_else(Vec::new, |f| {
+                f.changes.iter().map(|c| format!("{c:?}")).collect()
+            })
+        })
+        .collect();
+    let mut todo: HashMap<&str, &Change> = HashMap::new();
+    for (d, ks) in diagnostics.iter().zip(&keys) {
+        if let Some(f) = &d.fix {
+            for (c, k) in f.changes.iter().zip(ks) {
+                if !memo.contains_key(k) {
+                    todo.insert(k, c);
+                }
+            }
+        }
+    }
+    let todo: Vec<(&str, &Change)> = todo.into_iter().collect();
+    let resolved: HashMap<&str, Option<Option<Vec<Change>>>> = lint::in_pool(|| {
+        todo.into_par_iter()
+            .map(|(k, c)| (k, resolve(c, sources)))
+            .collect()
+    });
     let mut used = FixMemo::default();
-    for d in diagnostics.iter_mut() {
+    for (d, ks) in diagnostics.iter_mut().zip(&keys) {
         let Some(fix) = d.fix.take() else {
             continue;
         };
         let mut changes = Vec::new();
         let mut ok = true;
-        for c in &fix.changes {
-            let key = format!("{c:?}");
-            let made = match memo.get(&key).or_else(|| used.get(&key)) {
+        for key in ks {
+            let made = match memo.get(key).or_else(|| used.get(key)) {
                 Some(hit) => hit.clone(),
-                None => {
-                    let file = c.file();
-                    let Some(f) = sources.get(file) else {
+                // A file that cannot be read again drops the fix.
+                None => match resolved.get(key.as_str()).cloned().flatten() {
+                    Some(made) => made,
+                    None => {
                         ok = false;
                         break;
-                    };
-                    edit::resolve(c, &f.text, Syntax::of(&f.path, &f.text), file)
-                        .ok()
-                        .map(|edits| {
-                            edits
-                                .into_iter()
-                                .map(|e| Change::Replace {
-                                    span: Span::new(file, e.start, e.end),
-                                    content: e.content,
-                                })
-                                .collect::<Vec<_>>()
-                        })
-                }
+                    }
+                },
             };
-            used.insert(key, made.clone());
+            used.insert(key.clone(), made.clone());
             match made {
                 Some(edits) => changes.extend(edits),
                 None => {
@@ -82,6 +99,26 @@ pub(crate) fn materialize_with(
         }
     }
     used
+}
+
+/// One change as byte edits in its file: `None` when the file cannot be
+/// read, `Some(None)` when the change cannot be written there.
+fn resolve(c: &Change, sources: &Sources) -> Option<Option<Vec<Change>>> {
+    let file = c.file();
+    let f = sources.get(file)?;
+    Some(
+        edit::resolve(c, &f.text, Syntax::of(&f.path, &f.text), file)
+            .ok()
+            .map(|edits| {
+                edits
+                    .into_iter()
+                    .map(|e| Change::Replace {
+                        span: Span::new(file, e.start, e.end),
+                        content: e.content,
+                    })
+                    .collect()
+            }),
+    )
 }
 
 /// Which fixes to apply, and whether to write them.

@@ -728,9 +728,11 @@ pub(crate) fn report_with(
         .collect();
     wanted.sort();
     wanted.dedup();
-    for id in wanted {
-        let _ = sources.get(id);
-    }
+    in_pool(|| {
+        wanted.par_iter().for_each(|&id| {
+            let _ = sources.get(id);
+        })
+    });
     match fixes {
         Some(memo) => *memo = crate::fix::materialize_with(&mut diagnostics, &sources, memo),
         None => crate::fix::materialize(&mut diagnostics, &sources),
