@@ -42,6 +42,8 @@ pub mod schema;
 pub mod source;
 pub mod sources;
 pub mod stack;
+#[cfg(test)]
+mod test_rng;
 pub mod tree;
 pub mod value;
 pub mod workload;

@@ -439,23 +439,7 @@ mod properties {
     use super::*;
     use crate::model::{Known, Label, Loc, Located};
 
-    /// A small deterministic generator, so failures reproduce.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn word(&mut self) -> String {
-            let len = 1 + self.next() % 6;
-            (0..len)
-                .map(|_| (b'a' + (self.next() % 4) as u8) as char)
-                .collect()
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// Turn a concrete value into a pattern that still matches it.
     fn generalise(rng: &mut Rng, s: &str) -> String {

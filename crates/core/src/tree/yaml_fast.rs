@@ -529,26 +529,45 @@ impl Reader<'_> {
                     }
                 }
                 items.push(item);
-                j = self.skip_spaces(end);
-                match self.at(j) {
-                    b',' => {
-                        j = self.skip_spaces(j + 1);
-                        if self.at(j) == b']' {
-                            return None;
-                        }
+                match self.flow_next(end, b']')? {
+                    (true, next) => j = next,
+                    (false, close) => {
+                        j = close;
+                        break;
                     }
-                    b']' => break,
-                    _ => return None,
                 }
             }
         }
+        Some(self.flow_close(NodeKind::Seq(items), i, j))
+    }
+
+    /// After a flow item ending at `end`: `(true, next item)` after a
+    /// comma, `(false, where it closes)` at `close`. A trailing comma, or
+    /// anything else, gives up.
+    fn flow_next(&self, end: usize, close: u8) -> Option<(bool, usize)> {
+        let j = self.skip_spaces(end);
+        match self.at(j) {
+            b',' => {
+                let next = self.skip_spaces(j + 1);
+                (self.at(next) != close).then_some((true, next))
+            }
+            c if c == close => Some((false, j)),
+            _ => None,
+        }
+    }
+
+    /// The flow collection from `open` to its closing bracket at `close`.
+    fn flow_close(&mut self, kind: NodeKind, open: usize, close: usize) -> (Node, usize) {
         self.depth -= 1;
+        if let NodeKind::Map(entries) = &kind {
+            find_duplicates(entries, &mut self.out.duplicates);
+        }
         let node = Node {
-            kind: NodeKind::Seq(items),
-            span: self.span(i, j + 1),
+            kind,
+            span: self.span(open, close + 1),
             tag: None,
         };
-        Some((node, j + 1))
+        (node, close + 1)
     }
 
     /// `{a: b, c: d}` on one line.
@@ -581,27 +600,16 @@ impl Reader<'_> {
                 }
                 let (value, vend) = self.node(v, true)?;
                 entries.push(Entry { key, value });
-                j = self.skip_spaces(vend);
-                match self.at(j) {
-                    b',' => {
-                        j = self.skip_spaces(j + 1);
-                        if self.at(j) == b'}' {
-                            return None;
-                        }
+                match self.flow_next(vend, b'}')? {
+                    (true, next) => j = next,
+                    (false, close) => {
+                        j = close;
+                        break;
                     }
-                    b'}' => break,
-                    _ => return None,
                 }
             }
         }
-        self.depth -= 1;
-        find_duplicates(&entries, &mut self.out.duplicates);
-        let node = Node {
-            kind: NodeKind::Map(entries),
-            span: self.span(i, j + 1),
-            tag: None,
-        };
-        Some((node, j + 1))
+        Some(self.flow_close(NodeKind::Map(entries), i, j))
     }
 }
 
@@ -683,6 +691,23 @@ mod tests {
         out
     }
 
+    /// The YAML files under `roots`, and under the folders a local run
+    /// adds in `FPLINT_YAML_DIRS` (`:`-separated), sorted.
+    fn files_under(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        let extra = std::env::var("FPLINT_YAML_DIRS").unwrap_or_default();
+        let extra = extra.split(':').filter(|d| !d.is_empty());
+        for d in roots
+            .iter()
+            .cloned()
+            .chain(extra.map(std::path::PathBuf::from))
+        {
+            yaml_files(&d, &mut files);
+        }
+        files.sort();
+        files
+    }
+
     fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;
@@ -701,19 +726,7 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator, so failures replay.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// `text` with one small edit of the kind that moves YAML across the
     /// subset's edges: indentation, indicators, quotes, comments, markers.
@@ -802,20 +815,8 @@ mod tests {
     #[test]
     fn every_yaml_file_of_the_repository_agrees() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut files = Vec::new();
-        yaml_files(&root, &mut files);
-        // The shared corpus, where present beside the repository.
-        yaml_files(&root.join("../shared/corpus"), &mut files);
-        // More trees to compare on, for a local run (`:`-separated).
-        for d in std::env::var("FPLINT_YAML_DIRS")
-            .unwrap_or_default()
-            .split(':')
-        {
-            if !d.is_empty() {
-                yaml_files(std::path::Path::new(d), &mut files);
-            }
-        }
-        files.sort();
+        // The shared corpus too, where present beside the repository.
+        let files = files_under(&[root.clone(), root.join("../shared/corpus")]);
         assert!(files.len() > 100, "{} YAML files", files.len());
         let (mut read, mut failures) = (0, Vec::new());
         for f in &files {
@@ -830,23 +831,12 @@ mod tests {
         }
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
         assert!(read * 3 > files.len(), "read {read} of {}", files.len());
-        eprintln!("read {read} of {}", files.len());
     }
 
     #[test]
     fn edited_text_agrees() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut files = Vec::new();
-        yaml_files(&root.join("tests/fixtures"), &mut files);
-        for d in std::env::var("FPLINT_YAML_DIRS")
-            .unwrap_or_default()
-            .split(':')
-        {
-            if !d.is_empty() {
-                yaml_files(std::path::Path::new(d), &mut files);
-            }
-        }
-        files.sort();
+        let files = files_under(&[root.join("tests/fixtures")]);
         let mut texts: Vec<String> = SAMPLES.iter().map(|s| s.to_string()).collect();
         texts.extend(files.iter().filter_map(|f| std::fs::read_to_string(f).ok()));
         let rounds: usize = std::env::var("FPLINT_YAML_ROUNDS")
