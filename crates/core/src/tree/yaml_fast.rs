@@ -3,13 +3,13 @@
 //! saphyr-parser scans a character at a time and costs about 300
 //! instructions per byte, half of fplint's time on a large tree. This
 //! reader takes the common subset (block mappings and sequences, one-line
-//! plain and quoted scalars, one-line flow collections, `!Name` tags,
-//! comments, `---`) and builds the same tree, spans included. Anything else
-//! (anchors, block scalars, multi-line scalars, escapes, tabs, non-ASCII,
-//! anything it is not sure is valid) makes it give up, and the caller parses
-//! with saphyr: it never decides what saphyr would reject or read otherwise.
-//! A test compares the two on every YAML file of the repository and on
-//! generated text.
+//! plain and quoted scalars, one-line flow collections, literal block
+//! scalars, `!Name` tags, comments, `---`) and builds the same tree, spans
+//! included. Anything else (anchors, folded scalars, multi-line scalars,
+//! escapes, tabs, non-ASCII outside comments, anything it is not sure is
+//! valid) makes it give up, and the caller parses with saphyr: it never
+//! decides what saphyr would reject or read otherwise. A test compares the
+//! two on every YAML file of the repository and on generated text.
 
 use super::{find_duplicates, Entry, Limits, Node, NodeKind, Parsed, ScalarStyle};
 use crate::source::{FileId, Span};
@@ -19,6 +19,19 @@ pub(super) fn parse(text: &str, file: FileId, limits: Limits) -> Option<Parsed> 
     let b = text.as_bytes();
     // One pass over the bytes rules out what the subset never reads.
     if b.iter().any(|&c| OUTSIDE[usize::from(c)]) {
+        return None;
+    }
+    // Other scripts are read in comments only (content with them gives up
+    // where it is read), and never characters saphyr may take for a line
+    // break or a mark: C1 controls (NEL among them), U+2028, U+2029, BOM.
+    if !text.is_ascii()
+        && text.chars().any(|c| {
+            matches!(
+                c,
+                '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
+            )
+        })
+    {
         return None;
     }
     let mut r = Reader {
@@ -34,14 +47,17 @@ pub(super) fn parse(text: &str, file: FileId, limits: Limits) -> Option<Parsed> 
 }
 
 /// Bytes the subset never reads: controls other than a line break (tabs,
-/// carriage returns), non-ASCII, and anchors and aliases (`&`, `*`).
+/// carriage returns), and anchors and aliases (`&`, `*`).
 const OUTSIDE: [bool; 256] = {
-    let mut t = [true; 256];
-    let mut c = 0x20;
-    while c < 0x7f {
-        t[c] = c == b'&' as usize || c == b'*' as usize;
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
         c += 1;
     }
+    t[0x7f] = true;
+    t[b'&' as usize] = true;
+    t[b'*' as usize] = true;
     t[b'\n' as usize] = false;
     t
 };
@@ -194,7 +210,7 @@ impl Reader<'_> {
 
     /// A block sequence at `indent`, its first `-` at `first`. An
     /// indentless sequence (a mapping value at the mapping's own
-    /// indentation) starts where its first item does.
+    /// indentation) starts where its first item's first token does.
     fn sequence(
         &mut self,
         indent: usize,
@@ -226,14 +242,12 @@ impl Reader<'_> {
             } else if let Some(key) = self.key(i) {
                 self.mapping(i - self.line_start(i), i, Some(key))?
             } else {
-                let (node, after) = self.inline(i)?;
+                let (node, after) = self.inline(i, indent)?;
                 (node, self.next_line(after))
             };
-            start.get_or_insert(if indentless {
-                item.span.start as usize
-            } else {
-                dash
-            });
+            // An indentless sequence starts at its first item's first
+            // token (a block scalar's indicator, not its content).
+            start.get_or_insert(if indentless { i } else { dash });
             items.push(item);
             match next {
                 Some(l) if l.indent == indent && !self.marker(l)? => {
@@ -333,7 +347,7 @@ impl Reader<'_> {
                     other => (empty, other),
                 }
             } else {
-                let (node, after) = self.inline(i)?;
+                let (node, after) = self.inline(i, indent)?;
                 (node, self.next_line(after))
             };
             entries.push(Entry { key, value });
@@ -366,13 +380,107 @@ impl Reader<'_> {
     /// scalar, optionally tagged. Returns the node and the start of the next
     /// line; a line that goes on (other than with a comment) gives up, and
     /// so does the next line being indented further (a continuation).
-    fn inline(&mut self, i: usize) -> Option<(Node, usize)> {
+    fn inline(&mut self, i: usize, indent: usize) -> Option<(Node, usize)> {
+        // A literal block scalar, tagged or not, runs on below.
+        let bar = match self.tag_end(i) {
+            Some(j) => self.skip_spaces(j),
+            None => i,
+        };
+        if self.at(bar) == b'|' {
+            return self.literal(i, bar, indent);
+        }
         let (node, end) = self.node(i, false)?;
         if !self.rest_is_blank(end) {
             return None;
         }
         let after = self.line_end(end) + 1;
         Some((node, after))
+    }
+
+    /// Where a `!Name` tag at `i` ends (at the space after it).
+    fn tag_end(&self, i: usize) -> Option<usize> {
+        if self.at(i) != b'!' {
+            return None;
+        }
+        let mut j = i + 1;
+        while self.at(j).is_ascii_alphanumeric() {
+            j += 1;
+        }
+        (j > i + 1 && self.at(j) == b' ').then_some(j)
+    }
+
+    /// A literal block scalar (`|`, `|-`, `|+`) whose indicator is at `bar`,
+    /// its tag (if any) from `start`, in a block at `indent`. Returns the
+    /// node and the start of the first line after it. saphyr's span starts
+    /// at the tag, or at the first character of the content, and ends after
+    /// the last character of the content that is not a space.
+    fn literal(&mut self, start: usize, bar: usize, indent: usize) -> Option<(Node, usize)> {
+        #[derive(PartialEq)]
+        enum Chomp {
+            Clip,
+            Strip,
+            Keep,
+        }
+        let (chomp, header) = match self.at(bar + 1) {
+            b'-' => (Chomp::Strip, bar + 2),
+            b'+' => (Chomp::Keep, bar + 2),
+            _ => (Chomp::Clip, bar + 1),
+        };
+        // An indentation indicator, or anything else on the line, is left
+        // to saphyr.
+        if !self.rest_is_blank(header) {
+            return None;
+        }
+        let first = self.line_end(header) + 1;
+        let n = self.skip_spaces(first) - first;
+        // The first line sets the indentation: it must hold content.
+        if first >= self.b.len() || self.eol(first + n) || n <= indent {
+            return None;
+        }
+        let mut value = String::new();
+        let (mut p, mut lines, mut empty, mut end) = (first, 0usize, 0usize, first + n);
+        while p < self.b.len() {
+            let sp = self.skip_spaces(p) - p;
+            let e = self.line_end(p);
+            if self.eol(p + sp) {
+                // A blank line more indented than the content holds spaces;
+                // saphyr reads spaces ending the text as a line too.
+                if sp > n || (sp > 0 && p + sp >= self.b.len()) {
+                    return None;
+                }
+                empty += 1;
+            } else if sp < n {
+                break;
+            } else {
+                if lines > 0 {
+                    value.push('\n');
+                }
+                value.extend(std::iter::repeat_n('\n', empty));
+                let content = self.text.get(p + n..e)?;
+                if !content.is_ascii() {
+                    return None;
+                }
+                value.push_str(content);
+                let body = self.text.get(p..e)?.trim_end_matches(' ');
+                end = p + body.len();
+                lines += 1;
+                empty = 0;
+            }
+            p = e + 1;
+        }
+        match chomp {
+            Chomp::Clip => value.push('\n'),
+            Chomp::Strip => {}
+            Chomp::Keep => value.extend(std::iter::repeat_n('\n', 1 + empty)),
+        }
+        let tag =
+            (start != bar).then(|| self.text.get(start..self.tag_end(start).unwrap_or(start)));
+        let node = Node {
+            kind: NodeKind::Scalar(value.into(), ScalarStyle::Block),
+            span: self.span(if tag.is_some() { start } else { first + n }, end),
+            tag: tag.flatten().map(Into::into),
+        };
+        Some((node, p.min(self.b.len())))
     }
 
     /// A node that fits on the line, in block (`flow` false) or flow context.
@@ -469,6 +577,8 @@ impl Reader<'_> {
                     return None
                 }
                 b' ' => {}
+                // Non-ASCII content is left to saphyr.
+                0x80.. => return None,
                 _ => end = j + 1,
             }
             j += 1;
@@ -484,7 +594,7 @@ impl Reader<'_> {
         let mut value = String::new();
         loop {
             let c = self.at(j);
-            if c == b'\n' || (q == b'"' && c == b'\\') {
+            if c == b'\n' || c >= 0x80 || (q == b'"' && c == b'\\') {
                 return None;
             }
             if c == q {
@@ -734,7 +844,8 @@ mod tests {
         const BITS: &[&str] = &[
             " ", "  ", ": ", ":", "- ", "-", "#", " #", "'", "\"", "[", "]", "{", "}", ",",
             "!Ref ", "!", "---\n", "\n", "\n  ", "...", "? ", "|", ">", "<<: ", "a: b", "\\", "~",
-            "x:", "-1", "--", "%", "@", " - ", "[a, b]", "{a: 1}", "''", "\"\"",
+            "x:", "-1", "--", "%", "@", " - ", "[a, b]", "{a: 1}", "''", "\"\"", "|-\n  ", "é",
+            " # ü", "日", "\u{2028}", "\u{85}", "\u{feff}",
         ];
         let mut s = text.to_string();
         let n = 1 + rng.below(3);
@@ -794,6 +905,15 @@ mod tests {
         "a: b # c: d\ne: f#g\n",
         "a: [x]  y\n",
         "--- \na: 1\n--- # two\nb: 2\n",
+        "a: |\n  x\n  y\nb: |-\n  x\n\n  y\n\n\nc: |+\n  x\n\nd: !Sub |  # h\n  x ${A}\n   more\n  # not a comment\n# a comment\ne: 1\n",
+        "- |\n  x   \n- a: |\n    y\n  b: 2\n- |\n    deep\n  # c\n- z\n",
+        "a: |2\n   x\nb: |\n\n  x\nc: |\nd: |\n  x\n    \n",
+        "a: |\n  x\n  \n \n  y\n  \nb: |+\n  z\n  \n\nc: 1\n",
+        "c: |\n  w\n  ",
+        "s:\n- |-\n  k: v\n- !Sub |\n  x\nt:\n- !Ref a\n",
+        "# Überblick: 日本語 — ok\na: 1 # naïve\n",
+        "a: naïve\n",
+        "a: 1 # \u{2028} b: 2\n",
         "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: !Ref C\n      Selectors:\n        - Namespace: kube-system\n          Labels:\n            - Key: k8s-app\n              Value: kube-dns\n      Tags: !If [HasTags, [{Key: a, Value: b}], !Ref AWS::NoValue]\n",
     ];
 
@@ -808,7 +928,7 @@ mod tests {
             .collect();
         assert_eq!(
             read,
-            [0, 1, 2, 3, 5, 10, 11, 12, 13, 19, 21, 22, 24, 25, 26, 28, 29]
+            [0, 1, 2, 3, 5, 10, 11, 12, 13, 19, 21, 22, 24, 25, 26, 28, 29, 30, 32, 34, 35, 38]
         );
     }
 
