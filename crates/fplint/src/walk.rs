@@ -84,43 +84,34 @@ pub fn walk_to_depth(
         }
         let root = arg.canonicalize().unwrap_or_else(|_| arg.clone());
         let found = std::sync::Mutex::new((Vec::new(), Vec::new(), Vec::new()));
-        ignore::WalkBuilder::new(arg)
-            .hidden(true)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .require_git(false)
-            .follow_links(false)
-            .max_depth(max_depth)
-            .build_parallel()
-            .run(|| {
-                // Each walker thread keeps its own lists and hands them over
-                // once, when it ends: no lock per entry.
-                let mut local = Local {
-                    found: &found,
-                    files: Vec::new(),
-                    errors: Vec::new(),
-                    kustomizations: Vec::new(),
-                };
-                let (root, excluded) = (&root, &excluded);
-                Box::new(move |entry| {
-                    match entry {
-                        Ok(e) => {
-                            if let Some(dir) = kustomization_dir(&e, excluded) {
-                                local.kustomizations.push(dir);
-                            } else if let Some(path) = accept(&e, root, excluded) {
-                                local.files.push(Candidate {
-                                    path,
-                                    explicit: false,
-                                    listed_file: e.file_type().is_some_and(|t| t.is_file()),
-                                });
-                            }
+        builder(arg, max_depth).build_parallel().run(|| {
+            // Each walker thread keeps its own lists and hands them over
+            // once, when it ends: no lock per entry.
+            let mut local = Local {
+                found: &found,
+                files: Vec::new(),
+                errors: Vec::new(),
+                kustomizations: Vec::new(),
+            };
+            let (root, excluded) = (&root, &excluded);
+            Box::new(move |entry| {
+                match entry {
+                    Ok(e) => {
+                        if let Some(dir) = kustomization_dir(&e, excluded) {
+                            local.kustomizations.push(dir);
+                        } else if let Some(path) = accept(&e, root, excluded) {
+                            local.files.push(Candidate {
+                                path,
+                                explicit: false,
+                                listed_file: e.file_type().is_some_and(|t| t.is_file()),
+                            });
                         }
-                        Err(e) => local.errors.push(e.to_string()),
                     }
-                    ignore::WalkState::Continue
-                })
-            });
+                    Err(e) => local.errors.push(e.to_string()),
+                }
+                ignore::WalkState::Continue
+            })
+        });
         let (files, errors, kustomizations) = found.into_inner().unwrap_or_else(|e| e.into_inner());
         if files.is_empty() {
             out.empty.push(arg.clone());
@@ -167,6 +158,21 @@ impl Drop for Local<'_> {
 }
 
 /// The path of a walked entry fplint reads, if it is one.
+/// A walk of `root` as ripgrep does it: hidden files and what `.gitignore`
+/// and `.git/info/exclude` name are skipped, git repository or not; links
+/// are not followed.
+fn builder(root: &Path, max_depth: Option<usize>) -> ignore::WalkBuilder {
+    let mut b = ignore::WalkBuilder::new(root);
+    b.hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .max_depth(max_depth);
+    b
+}
+
 /// The folder of a regular `Kustomization` file the walk reached, in the
 /// form the walked files' folders take.
 fn kustomization_dir(
@@ -221,14 +227,7 @@ pub fn walk_sorted_until(
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let excluded = |p: &Path| is_excluded(exclude, p);
     // Siblings by name, depth first: the order of sorted paths.
-    let entries = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(true)
-        .require_git(false)
-        .follow_links(false)
-        .max_depth(max_depth)
+    let entries = builder(root, max_depth)
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
     for e in entries.flatten() {
