@@ -16,9 +16,9 @@ pub fn plan(files: &[Candidate], sources: &Sources, limits: Limits) -> Plan {
     plan_with_roots(files, &[], sources, limits)
 }
 
-/// The folders among `files`' that hold a `Kustomization` file: from the
-/// walk's list for walked files (`walked`, sorted), looked for on disk for
-/// files named on the command line or when the walk gave no list.
+/// Whether `dir` holds a `Kustomization` file: by the walk's list
+/// (`walked`, sorted) for the folder of a walked file, on disk for the
+/// folder of a file named on the command line or when the walk gave no list.
 fn has_bare_kustomization(dir: &Path, explicit: bool, walked: Option<&[PathBuf]>) -> bool {
     match walked {
         Some(found) if !explicit => found.binary_search_by(|d| d.as_path().cmp(dir)).is_ok(),
