@@ -507,17 +507,9 @@ impl Reader<'_> {
     fn open_node(&mut self, i: usize, flow: bool) -> Option<(Node, usize)> {
         match self.at(i) {
             b'!' => {
-                let mut j = i + 1;
-                while self.at(j).is_ascii_alphanumeric() {
-                    j += 1;
-                }
-                if j == i + 1 || self.at(j) != b' ' {
-                    return None;
-                }
-                let tag: Box<str> = self.text.get(i..j).unwrap_or_default().into();
-                while self.at(j) == b' ' {
-                    j += 1;
-                }
+                let t = self.tag_end(i)?;
+                let tag: Box<str> = self.text.get(i..t).unwrap_or_default().into();
+                let j = self.skip_spaces(t);
                 if matches!(self.at(j), b'!' | b'#' | b'\n') {
                     return None;
                 }
