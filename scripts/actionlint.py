@@ -28,7 +28,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def workflows():
-    """(name, text, line map) of each workflow file: lines map to themselves."""
+    """(name, text, line map) of each workflow file: lines map to themselves.
+
+    A line map takes a line of the text checked to (line, column shift) in
+    the file named.
+    """
     for path in sorted((ROOT / ".github" / "workflows").glob("*.y*ml")):
         yield path.relative_to(ROOT).as_posix(), path.read_text(), None
 
@@ -49,14 +53,15 @@ def action_steps(path):
         if uses is None:
             continue
         origin = uses.start_mark.line + 1
-        where[len(lines) + 1] = origin
+        # Each written line maps to (line, column shift) in action.yml.
+        where[len(lines) + 1] = (origin, uses.start_mark.column - 14)
         lines.append(f"      - uses: {json.dumps(uses.value)}")
         inputs = mapping_get(step, "with")
         if inputs is not None and inputs.value:
-            where[len(lines) + 1] = origin
+            where[len(lines) + 1] = (origin, 0)
             lines.append("        with:")
             for key, _ in inputs.value:
-                where[len(lines) + 1] = key.start_mark.line + 1
+                where[len(lines) + 1] = (key.start_mark.line + 1, key.start_mark.column - 10)
                 lines.append(f"          {json.dumps(key.value)}: x")
     return "\n".join(lines) + "\n", where
 
@@ -94,7 +99,7 @@ def targets():
     for md in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for text, start in markdown_workflows(md):
             lines = range(1, text.count("\n") + 2)
-            yield md.relative_to(ROOT).as_posix(), text, {n: start + n for n in lines}
+            yield md.relative_to(ROOT).as_posix(), text, {n: (start + n, 0) for n in lines}
 
 
 def main():
@@ -121,8 +126,8 @@ def main():
                 print(f"actionlint failed on {name}:\n{run.stderr}", file=sys.stderr)
                 return 2
             for e in json.loads(run.stdout or "[]"):
-                line = where.get(e["line"], e["line"]) if where else e["line"]
-                print(f"{name}:{line}:{e['column']}: {e['message']} [{e['kind']}]")
+                line, shift = (where or {}).get(e["line"], (e["line"], 0))
+                print(f"{name}:{line}:{e['column'] + shift}: {e['message']} [{e['kind']}]")
                 problems += 1
     print(f"actionlint: {checked} workflows, {problems} problems")
     return 1 if problems else 0
