@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Editor set-ups for `fplint server`: the VS Code extension type-checks, passes
-# its unit tests and packs into a .vsix; headless Neovim and Emacs, with the
+# its unit tests (one sends its settings to the real server) and packs into a .vsix; headless Neovim and Emacs, with the
 # configurations docs/editors.md shows, open the examples and must report
 # fplint's findings (eksctl, Terraform and CloudFormation in Neovim; eksctl
 # in Emacs, as Debian has no Terraform mode for it); Helix's languages.toml
@@ -28,15 +28,24 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-echo "--- VS Code extension: npm ci, unit tests, vsce package"
+echo "--- fplint on PATH"
+cargo build --release --locked --bin fplint --quiet
+export PATH="$PWD/target/release:$PATH"
+fplint --version
+
+echo "--- VS Code extension: npm ci, unit tests (its settings against fplint server), vsce package"
 (
   cd editors/vscode
   npm ci --no-audit --no-fund --loglevel=error
-  npm test --silent
+  FPLINT_BIN="$(command -v fplint)" npm test --silent >"$tmp/vscode-test.log" 2>&1 || { cat "$tmp/vscode-test.log"; exit 1; }
+  # The server test is skipped without FPLINT_BIN; here it must have run.
+  grep -q '^ok .* fplint server follows the settings the extension sends$' "$tmp/vscode-test.log" \
+    || { cat "$tmp/vscode-test.log"; echo "the settings test did not run"; exit 1; }
+  grep -E '^# (pass|fail|skipped)' "$tmp/vscode-test.log"
   npx --no-install vsce package --out "$tmp/fplint.vsix" 2>&1 | grep -E 'DONE|ERROR' || true
   [ -s "$tmp/fplint.vsix" ] || { echo "no .vsix was made"; exit 1; }
   listing=$(python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$tmp/fplint.vsix")
-  for f in extension/package.json extension/out/extension.js extension/out/command.js \
+  for f in extension/package.json extension/out/extension.js extension/out/command.js extension/out/settings.js \
            extension/node_modules/vscode-languageclient/package.json extension/readme.md; do
     grep -qx "$f" <<<"$listing" || { echo "$f is missing from the .vsix"; exit 1; }
   done
@@ -45,11 +54,6 @@ echo "--- VS Code extension: npm ci, unit tests, vsce package"
   fi
   echo "packed $(du -k "$tmp/fplint.vsix" | cut -f1) KiB, $(wc -l <<<"$listing") files"
 )
-
-echo "--- fplint on PATH"
-cargo build --release --locked --bin fplint --quiet
-export PATH="$PWD/target/release:$PATH"
-fplint --version
 
 echo "--- Neovim ($(nvim --version | head -n 1)), editors/nvim/init.lua"
 # One file per format the set-up covers, with a code fplint reports there.

@@ -54,12 +54,16 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
 }
 
-/// Settings a client passes as `initializationOptions`.
-#[derive(Debug, Clone, Deserialize)]
+/// Settings a client passes as `initializationOptions`, and again in
+/// `workspace/didChangeConfiguration` when the user changes them.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
     /// Quiet time after the last change before a check, in milliseconds.
     pub debounce_ms: u64,
+    /// The configuration file to use instead of the nearest `fplint.toml`;
+    /// a relative path is taken from each workspace folder.
+    pub config: Option<PathBuf>,
     /// Rule codes or prefixes to run (default: all, or the config's).
     pub select: Option<Vec<String>>,
     /// Rule codes or prefixes to skip.
@@ -70,9 +74,30 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             debounce_ms: 75,
+            config: None,
             select: None,
             ignore: Vec::new(),
         }
+    }
+}
+
+impl Settings {
+    /// The settings in a client's value: the object itself, or its `fplint`
+    /// member (VS Code sends the whole `fplint` section under that name).
+    /// `None` when the value holds no settings object or a malformed one.
+    fn from_value(value: serde_json::Value) -> Option<Settings> {
+        let mut value = value;
+        if let Some(inner) = value.get_mut("fplint").filter(|v| v.is_object()) {
+            value = inner.take();
+        }
+        if !value.is_object() {
+            return None;
+        }
+        let mut settings: Settings = serde_json::from_value(value).ok()?;
+        // An empty path or selection is the editor's way of saying "unset".
+        settings.config = settings.config.filter(|p| !p.as_os_str().is_empty());
+        settings.select = settings.select.filter(|s| !s.is_empty());
+        Some(settings)
     }
 }
 
@@ -99,10 +124,10 @@ pub fn run(connection: Connection) -> Result<(), ServerError> {
             .as_ref()
             .and_then(|g| g.position_encodings.as_deref()),
     );
-    let settings: Settings = params
+    let settings = params
         .initialization_options
         .clone()
-        .and_then(|v| serde_json::from_value(v).ok())
+        .and_then(Settings::from_value)
         .unwrap_or_default();
     let result = InitializeResult {
         capabilities: capabilities(enc),
@@ -324,6 +349,17 @@ impl Server {
                         .iter()
                         .any(|c| c.typ != lsp_types::FileChangeType::CHANGED);
                     let _ = self.jobs.send(Job::DiskChanged { paths, rescan });
+                }
+            }
+            n_::DidChangeConfiguration::METHOD => {
+                // A client that only signals a change (null settings) keeps
+                // what it gave at the start.
+                if let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeConfigurationParams>(n.params)
+                {
+                    if let Some(settings) = Settings::from_value(p.settings) {
+                        let _ = self.jobs.send(Job::Settings(settings));
+                    }
                 }
             }
             n_::DidChangeWorkspaceFolders::METHOD => {

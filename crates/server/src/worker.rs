@@ -35,6 +35,8 @@ pub enum Job {
     DiskChanged { paths: Vec<PathBuf>, rescan: bool },
     /// The workspace folders are now these.
     Roots(Vec<PathBuf>),
+    /// The client's settings are now these.
+    Settings(Settings),
 }
 
 impl Job {
@@ -97,10 +99,10 @@ impl Worker {
 
     /// Serve jobs until the reader thread hangs up or the client is gone.
     pub fn run(mut self, jobs: Receiver<Job>) {
-        let debounce = Duration::from_millis(self.settings.debounce_ms);
         // Opening or saving is not typing: it is answered without the wait.
         let mut at_once = false;
         loop {
+            let debounce = Duration::from_millis(self.settings.debounce_ms);
             if self.is_dirty() {
                 // Wait for the typing to pause; each new job restarts the wait.
                 while !at_once {
@@ -164,20 +166,25 @@ impl Worker {
     }
 
     fn engine(&self, root: PathBuf) -> Engine {
+        let choice = config_choice(&self.settings, Some(&root));
         let options = Options {
             select: self.settings.select.clone(),
             ignore: self.settings.ignore.clone(),
             project_context: true,
+            config: choice.clone(),
             ..Options::default()
         };
-        let linter = match Linter::with_choice(std::slice::from_ref(&root), &ConfigChoice::Discover)
-        {
+        let linter = match Linter::with_choice(std::slice::from_ref(&root), &choice) {
             Ok(l) => l,
             Err(e) => {
-                self.show(
-                    MessageType::ERROR,
-                    format!("fplint: {e}; using the defaults"),
-                );
+                let message = match &choice {
+                    ConfigChoice::File(f) => format!(
+                        "fplint: the configured file {}: {e}; using the defaults",
+                        f.display()
+                    ),
+                    _ => format!("fplint: {e}; using the defaults"),
+                };
+                self.show(MessageType::ERROR, message);
                 Linter::default()
             }
         };
@@ -253,22 +260,38 @@ impl Worker {
                 self.disk_changed(&paths);
             }
             Job::Roots(roots) => self.set_roots(roots),
+            Job::Settings(settings) => {
+                if settings != self.settings {
+                    self.settings = settings;
+                    self.reload();
+                }
+            }
         }
+    }
+
+    /// Build every engine again, with the configuration and settings as
+    /// they are now, and check every open document again.
+    fn reload(&mut self) {
+        let roots = self
+            .engines
+            .iter()
+            .map(|e| e.root().to_path_buf())
+            .collect();
+        self.set_roots(roots);
     }
 
     fn disk_changed(&mut self, paths: &[PathBuf]) {
         let config = paths.iter().any(|p| {
             p.file_name()
                 .is_some_and(|n| n == "fplint.toml" || n == ".fplint.toml")
+                || self.engines.iter().any(|e| {
+                    matches!(config_choice(&self.settings, Some(e.root())),
+                        ConfigChoice::File(f) if canonical(&f) == *p)
+                })
         });
         if config {
             // The configuration is read when an engine is built.
-            let roots = self
-                .engines
-                .iter()
-                .map(|e| e.root().to_path_buf())
-                .collect();
-            self.set_roots(roots);
+            self.reload();
             return;
         }
         for p in paths {
@@ -407,29 +430,47 @@ impl Worker {
 /// A document outside every workspace folder: linted alone, or with the
 /// project its own `fplint.toml` names.
 fn loose_check(doc: &Open, settings: &Settings) -> fplint::Report {
+    let choice = config_choice(settings, None);
     let options = Options {
         select: settings.select.clone(),
         ignore: settings.ignore.clone(),
+        config: choice.clone(),
         ..Options::default()
     };
-    let (name, linter) = match &doc.path {
-        Some(p) => {
-            let folder = p.parent().unwrap_or(Path::new("."));
-            let linter =
-                Linter::with_choice(&[folder], &ConfigChoice::Discover).unwrap_or_default();
-            (p.to_string_lossy().into_owned(), linter)
+    let folder = doc
+        .path
+        .as_deref()
+        .map(|p| p.parent().unwrap_or(Path::new(".")));
+    let linter = match (folder, &choice) {
+        (Some(folder), _) => Linter::with_choice(&[folder], &choice).unwrap_or_default(),
+        (None, ConfigChoice::File(_)) => {
+            Linter::with_choice(&[Path::new(".")], &choice).unwrap_or_default()
         }
+        // An unsaved buffer has no folder to find a configuration from.
+        (None, _) => Linter::default(),
+    };
+    let name = match &doc.path {
+        Some(p) => p.to_string_lossy().into_owned(),
         // An unsaved buffer: its URI's last segment decides the format.
-        None => (
-            doc.uri
-                .path_segments()
-                .and_then(|mut s| s.next_back())
-                .unwrap_or("untitled.yaml")
-                .to_string(),
-            Linter::default(),
-        ),
+        None => doc
+            .uri
+            .path_segments()
+            .and_then(|mut s| s.next_back())
+            .unwrap_or("untitled.yaml")
+            .to_string(),
     };
     linter.with_options(options).check_source(&name, &doc.text)
+}
+
+/// Where a folder's configuration comes from: the `config` setting (a
+/// relative path from `root`) or, without it, the nearest `fplint.toml`.
+/// A relative path with no folder to take it from is not used.
+fn config_choice(settings: &Settings, root: Option<&Path>) -> ConfigChoice {
+    match (&settings.config, root) {
+        (Some(p), _) if p.is_absolute() => ConfigChoice::File(p.clone()),
+        (Some(p), Some(root)) => ConfigChoice::File(root.join(p)),
+        _ => ConfigChoice::Discover,
+    }
 }
 
 /// A path's canonical form; a file not yet on disk by its folder's.

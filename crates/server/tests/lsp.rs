@@ -36,6 +36,14 @@ fn uri(p: &Path) -> Url {
 
 impl Client {
     fn start(root: &Path, encodings: Option<Vec<PositionEncodingKind>>) -> Client {
+        Client::start_with(root, encodings, serde_json::json!({ "debounceMs": 10 }))
+    }
+
+    fn start_with(
+        root: &Path,
+        encodings: Option<Vec<PositionEncodingKind>>,
+        options: serde_json::Value,
+    ) -> Client {
         let (server, conn) = Connection::memory();
         let handle = std::thread::spawn(move || fplint_server::run(server));
         let mut c = Client {
@@ -49,7 +57,7 @@ impl Client {
                 uri: uri(root),
                 name: "root".into(),
             }]),
-            initialization_options: Some(serde_json::json!({ "debounceMs": 10 })),
+            initialization_options: Some(options),
             ..InitializeParams::default()
         };
         params.capabilities.general = Some(lsp_types::GeneralClientCapabilities {
@@ -490,5 +498,116 @@ fn files_changed_on_disk_and_a_new_config_are_read_again() {
     std::fs::write(dir.path().join("fplint.toml"), "ignore = [\"FP011\"]\n").unwrap();
     changed("fplint.toml", FileChangeType::CREATED);
     assert_eq!(c.diagnostics(&wu), []);
+    c.shutdown();
+}
+
+/// A folder whose `web.yaml` is FP011 (no profile selects `web`), and a
+/// configuration beside it, under another name, that ignores FP011.
+fn fp011_project() -> (tempfile::TempDir, Url) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cluster.yaml"), cluster(&["kube-system"])).unwrap();
+    std::fs::write(dir.path().join("web.yaml"), WEB).unwrap();
+    std::fs::create_dir(dir.path().join("lint")).unwrap();
+    std::fs::write(dir.path().join("lint/quiet.toml"), "ignore = [\"FP011\"]\n").unwrap();
+    let wu = uri(&dir.path().join("web.yaml"));
+    (dir, wu)
+}
+
+fn codes(ds: &[Diagnostic]) -> Vec<&str> {
+    ds.iter().map(code).collect()
+}
+
+#[test]
+fn initialization_options_choose_the_rules_and_the_config() {
+    let (dir, wu) = fp011_project();
+    let cases = [
+        (serde_json::json!({}), vec!["FP011"]),
+        (serde_json::json!({ "ignore": ["FP011"] }), vec![]),
+        (serde_json::json!({ "select": ["FP001"] }), vec![]),
+        // An empty selection is the editor's unset list: every rule.
+        (
+            serde_json::json!({ "select": [], "ignore": [] }),
+            vec!["FP011"],
+        ),
+        // Relative to the workspace folder, instead of the nearest fplint.toml.
+        (serde_json::json!({ "config": "lint/quiet.toml" }), vec![]),
+        // VS Code's shape: the `fplint` section.
+        (
+            serde_json::json!({ "fplint": { "ignore": ["FP011"] } }),
+            vec![],
+        ),
+        // An empty path is no path.
+        (serde_json::json!({ "config": "" }), vec!["FP011"]),
+    ];
+    for (mut options, want) in cases {
+        if options.get("fplint").is_some() {
+            options["fplint"]["debounceMs"] = 10.into();
+        } else {
+            options["debounceMs"] = 10.into();
+        }
+        let c = Client::start_with(dir.path(), None, options.clone());
+        c.open(&wu, WEB);
+        assert_eq!(codes(&c.diagnostics(&wu)), want, "{options}");
+        c.shutdown();
+    }
+}
+
+#[test]
+fn a_settings_change_checks_the_open_documents_again() {
+    use lsp_types::notification::DidChangeConfiguration;
+    use lsp_types::DidChangeConfigurationParams;
+    let (dir, wu) = fp011_project();
+    let c = Client::start(dir.path(), None);
+    c.open(&wu, WEB);
+    assert_eq!(codes(&c.diagnostics(&wu)), ["FP011"]);
+    let set = |settings: serde_json::Value| {
+        c.notify::<DidChangeConfiguration>(DidChangeConfigurationParams { settings });
+    };
+    // As VS Code sends them: the whole section, other keys and all.
+    set(serde_json::json!({ "fplint": {
+        "path": "fplint", "args": ["server"], "trace": { "server": "off" },
+        "config": "", "select": [], "ignore": ["FP011"], "debounceMs": 10,
+    }}));
+    assert_eq!(c.diagnostics(&wu), []);
+    set(serde_json::json!({ "fplint": { "ignore": [], "debounceMs": 10 } }));
+    assert_eq!(codes(&c.diagnostics(&wu)), ["FP011"]);
+    // A signal with no settings keeps the last ones.
+    set(serde_json::Value::Null);
+    let config = dir.path().join("lint/quiet.toml");
+    set(serde_json::json!({ "config": config, "debounceMs": 10 }));
+    assert_eq!(c.diagnostics(&wu), []);
+    // The configured file is watched as fplint.toml is.
+    std::fs::write(&config, "ignore = []\n").unwrap();
+    c.notify::<lsp_types::notification::DidChangeWatchedFiles>(
+        lsp_types::DidChangeWatchedFilesParams {
+            changes: vec![lsp_types::FileEvent::new(
+                uri(&config),
+                lsp_types::FileChangeType::CHANGED,
+            )],
+        },
+    );
+    assert_eq!(codes(&c.diagnostics(&wu)), ["FP011"]);
+    c.shutdown();
+}
+
+#[test]
+fn a_config_setting_that_cannot_be_read_is_shown_and_the_defaults_apply() {
+    let (dir, wu) = fp011_project();
+    let c = Client::start_with(
+        dir.path(),
+        None,
+        serde_json::json!({ "config": "missing.toml", "debounceMs": 10 }),
+    );
+    c.open(&wu, WEB);
+    let shown = loop {
+        if let Message::Notification(n) = c.recv() {
+            if n.method == lsp_types::notification::ShowMessage::METHOD {
+                break serde_json::from_value::<lsp_types::ShowMessageParams>(n.params).unwrap();
+            }
+        }
+    };
+    assert_eq!(shown.typ, lsp_types::MessageType::ERROR);
+    assert!(shown.message.contains("missing.toml"), "{}", shown.message);
+    assert_eq!(codes(&c.diagnostics(&wu)), ["FP011"]);
     c.shutdown();
 }

@@ -2,12 +2,14 @@
 // all the work (diagnostics, hover, code actions).
 import * as vscode from "vscode";
 import {
+  DidChangeConfigurationNotification,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
 import { serverCommand } from "./command";
+import { serverSettingKeys, serverSettings } from "./settings";
 
 // eksctl and manifests are YAML, CloudFormation YAML or JSON, Terraform HCL
 // or .tf.json; `*.tf` is matched by pattern too, for when no Terraform
@@ -35,6 +37,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("fplint.path") || e.affectsConfiguration("fplint.args")) {
         void restart();
+      } else if (serverSettingKeys.some((key) => e.affectsConfiguration(`fplint.${key}`))) {
+        // The server checks the open files again with the new settings.
+        void client?.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { fplint: currentSettings() },
+        });
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => restart()),
@@ -66,6 +73,7 @@ async function start(): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector,
     outputChannel: output,
+    initializationOptions: currentSettings(),
   };
   client = new LanguageClient("fplint", "fplint", serverOptions, clientOptions);
   try {
@@ -76,6 +84,11 @@ async function start(): Promise<void> {
     void vscode.window.showErrorMessage(message);
     client = undefined;
   }
+}
+
+function currentSettings() {
+  const config = vscode.workspace.getConfiguration("fplint");
+  return serverSettings((key) => config.get(key));
 }
 
 async function stop(): Promise<void> {
