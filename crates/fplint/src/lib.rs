@@ -49,6 +49,7 @@ pub mod lint;
 pub mod modules;
 pub mod named;
 pub mod notice;
+mod pipeline;
 pub mod placement;
 pub mod plan;
 pub mod render;

@@ -426,7 +426,7 @@ impl Workspace {
         for (key, job) in &plan {
             let unit = old.get_mut(key).and_then(VecDeque::pop_front);
             let paths = job.paths();
-            let build_read = matches!(job, lint::Job::Build(dir) if rebuilt.contains(dir));
+            let build_read = job.planned_root().is_some_and(|dir| rebuilt.contains(dir));
             let keep = unit.as_ref().is_some_and(|u| {
                 u.kind == job.kind()
                     && u.paths
@@ -560,7 +560,7 @@ impl Workspace {
         let mut jobs = Vec::with_capacity(redo.len());
         for &i in &redo {
             let u = &self.units[i].1;
-            let context = matches!(u.kind, 1 | 3);
+            let context = lint::Job::kind_is_context(u.kind);
             let Some(cands) = u
                 .paths
                 .iter()
@@ -569,17 +569,8 @@ impl Workspace {
             else {
                 return false;
             };
-            let job = match (u.kind, cands.as_slice()) {
-                (0 | 1, [c]) => lint::Job::Document(c, context),
-                (2 | 3, [c, ..]) => {
-                    let dir = c
-                        .path
-                        .parent()
-                        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-                    lint::Job::Module(dir, cands, context)
-                }
-                (5, _) => lint::Job::Called(cands),
-                _ => return false,
+            let Some(job) = lint::Job::again(u.kind, cands) else {
+                return false;
             };
             jobs.push((i, job));
         }

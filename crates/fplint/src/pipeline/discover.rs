@@ -1,0 +1,100 @@
+//! Stage 1, discover: the configuration in force, and what the walk and
+//! the named files' projects give to lint (see [`crate::walk`] and
+//! [`crate::context`]).
+
+use super::Options;
+use crate::config::{self, Config, ConfigError};
+use crate::notice::{Notice, NoticeKind};
+use crate::walk::Candidate;
+use std::path::{Path, PathBuf};
+
+/// Where the configuration comes from.
+#[derive(Debug, Clone, Default)]
+pub enum ConfigChoice {
+    /// The nearest `fplint.toml` or `.fplint.toml` above the first path.
+    #[default]
+    Discover,
+    /// This file.
+    File(PathBuf),
+    /// None: the defaults.
+    Disabled,
+}
+
+/// The configuration `choice` names, discovered from the first path.
+pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config, ConfigError> {
+    match choice {
+        ConfigChoice::Disabled => Ok(Config::default()),
+        ConfigChoice::File(f) => config::load(f),
+        ConfigChoice::Discover => {
+            let start = paths.first().cloned().unwrap_or_else(|| PathBuf::from("."));
+            match config::discover(&start) {
+                Some(f) => config::load(&f),
+                None => Ok(Config::default()),
+            }
+        }
+    }
+}
+
+/// `exclude` of the configuration, with the folder its globs start at.
+pub(crate) fn exclude_of<'a>(
+    cfg: &'a Config,
+    base: &'a Option<PathBuf>,
+) -> Option<(&'a globset::GlobSet, &'a Path)> {
+    match (&cfg.exclude, base) {
+        (Some(set), Some(dir)) => Some((set, dir.as_path())),
+        _ => None,
+    }
+}
+
+/// The context of the named files among `walked`, when the options ask for it.
+pub(crate) fn context_of(
+    walked: &[Candidate],
+    opts: &Options,
+    cfg: &Config,
+    base: &Option<PathBuf>,
+) -> crate::context::Context {
+    if opts.project_context {
+        let anywhere = cfg.clusters.values().any(|o| !o.paths.is_empty());
+        crate::context::candidates(walked, exclude_of(cfg, base), anywhere)
+    } else {
+        crate::context::Context::default()
+    }
+}
+
+/// The folders reads are confined to: each path (a file's folder), and the
+/// named files' project roots.
+pub(crate) fn roots_of(paths: &[PathBuf], context: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| {
+            if p.is_file() {
+                p.parent()
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+            } else {
+                p.clone()
+            }
+        })
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p
+            }
+        })
+        .chain(context.iter().cloned())
+        .collect()
+}
+
+/// The notes for paths that hold nothing to lint.
+pub(crate) fn empty_notices(empty: &[PathBuf]) -> Vec<Notice> {
+    empty
+        .iter()
+        .map(|p| {
+            Notice::new(
+                NoticeKind::NothingToLint,
+                Some(fplint_core::sources::display_path(p)),
+                "no YAML, JSON or Terraform file here to lint",
+            )
+        })
+        .collect()
+}

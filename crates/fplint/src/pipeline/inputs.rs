@@ -1,0 +1,315 @@
+//! The kinds of input fplint reads, one row each: how a walked file is
+//! recognised as one, the unit it forms, and the loader that models it.
+//! Planning and modelling go through this table and call no format's
+//! loader by name: a new kind of input is its frontend (in
+//! `fplint_core::frontend`), a loader here that calls it, and a row in
+//! [`INPUTS`].
+
+use super::model::{
+    as_context, guarded, inject_panic, load_candidate, load_error_diagnostic, unreadable,
+};
+use super::plan::Job;
+use super::IN_MEMORY;
+use crate::notice::Notice;
+use crate::walk::Candidate;
+use fplint_core::frontend::{self, UnitOutput};
+use fplint_core::sources::Sources;
+use fplint_core::tree::Limits;
+use fplint_core::SourceFile;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How the files of a kind form units.
+pub(crate) enum Forms {
+    /// Each file is a unit of its own.
+    File,
+    /// The files of one folder are one unit (a module).
+    Folder,
+    /// Units its own planner finds (a kustomize build: a folder and what
+    /// its kustomizations read); no walked file is recognised as one.
+    Planned,
+}
+
+/// Folder units that call each other as modules.
+pub(crate) struct Calls {
+    /// The local folders a folder's files call as modules.
+    pub(crate) find: fn(&Path, &[PathBuf], u64) -> Vec<PathBuf>,
+    /// The kind of a folder that another folder of the run calls: it is
+    /// linted through its calls, not alone.
+    pub(crate) called: &'static Input,
+}
+
+/// A unit's loader: its model and, for a named file not linted, a notice.
+pub(crate) type Load = fn(&Job, &Sources, Limits) -> (UnitOutput, Option<Notice>);
+
+/// Reading one file's text with no file system around it (`lint_bytes`).
+pub(crate) struct OneText {
+    /// Whether a text of this name is of the kind.
+    pub(crate) names: fn(&str) -> bool,
+    /// Model the text, already in the sources.
+    pub(crate) load: fn(&Candidate, &Arc<SourceFile>, &Sources, Limits) -> UnitOutput,
+}
+
+/// One kind of input.
+pub(crate) struct Input {
+    /// Whether a walked file is of this kind (the first row that says so
+    /// takes the file).
+    pub(crate) recognises: fn(&Path) -> bool,
+    /// The unit its files form.
+    pub(crate) forms: Forms,
+    /// For folder units that call others as modules.
+    pub(crate) calls: Option<Calls>,
+    /// Models one unit.
+    pub(crate) load: Load,
+    /// Its clusters live in the unit's folder (where a root module is
+    /// run), whatever file of it defines them.
+    pub(crate) home: bool,
+    /// A file of this kind is fplint's whatever it holds: one that cannot
+    /// be read is FP000, never skipped as someone else's.
+    pub(crate) always_ours: bool,
+    /// How one file's text of this kind is read alone, if it can be.
+    pub(crate) one_text: Option<OneText>,
+}
+
+/// A folder of `.tf` and `.tf.json` files: one Terraform module, run
+/// where it is.
+pub(crate) static TERRAFORM: Input = Input {
+    recognises: is_terraform,
+    forms: Forms::Folder,
+    calls: Some(Calls {
+        find: fplint_core::frontend::terraform::local_calls,
+        called: &CALLED_MODULE,
+    }),
+    load: model_terraform,
+    home: true,
+    always_ours: true,
+    one_text: Some(OneText {
+        names: |name| name.ends_with(".tf"),
+        load: terraform_text,
+    }),
+};
+
+/// A Terraform module folder that another folder of the run calls.
+pub(crate) static CALLED_MODULE: Input = Input {
+    recognises: |_| false,
+    forms: Forms::Folder,
+    calls: None,
+    load: model_called,
+    home: false,
+    always_ours: true,
+    one_text: None,
+};
+
+/// A kustomize build: a folder whose kustomization is built.
+pub(crate) static KUSTOMIZE_BUILD: Input = Input {
+    recognises: |_| false,
+    forms: Forms::Planned,
+    calls: None,
+    load: model_build,
+    home: false,
+    always_ours: false,
+    one_text: None,
+};
+
+/// A YAML or JSON file (eksctl, CloudFormation, Kubernetes manifests,
+/// Terraform plans), recognised by its content: anything else walked.
+pub(crate) static DOCUMENT: Input = Input {
+    recognises: |_| true,
+    forms: Forms::File,
+    calls: None,
+    load: model_document,
+    home: false,
+    always_ours: false,
+    one_text: Some(OneText {
+        names: |_| true,
+        load: document_text,
+    }),
+};
+
+/// Every kind, in the order a file is tried against them. A unit's kind
+/// code (see [`Job::kind`]) is its row's place here.
+pub(crate) static INPUTS: &[&Input] = &[&TERRAFORM, &CALLED_MODULE, &KUSTOMIZE_BUILD, &DOCUMENT];
+
+/// The row of a walked file, and its place in [`INPUTS`].
+pub(crate) fn recognise(path: &Path) -> (usize, &'static Input) {
+    INPUTS
+        .iter()
+        .enumerate()
+        .find(|(_, i)| (i.recognises)(path))
+        .map_or((INPUTS.len() - 1, &DOCUMENT), |(n, i)| (n, *i))
+}
+
+/// The place of `input` in [`INPUTS`].
+pub(crate) fn index_of(input: &Input) -> usize {
+    INPUTS
+        .iter()
+        .position(|i| std::ptr::eq(*i, input))
+        .unwrap_or(INPUTS.len() - 1)
+}
+
+/// The row one file's text of this name is read as, alone.
+pub(crate) fn for_text(name: &str) -> &'static Input {
+    INPUTS
+        .iter()
+        .copied()
+        .find(|i| i.one_text.as_ref().is_some_and(|t| (t.names)(name)))
+        .unwrap_or(&DOCUMENT)
+}
+
+/// The local folders the folder `dir` calls as modules, by its files' kind.
+pub(crate) fn local_calls(dir: &Path, files: &[&Candidate], max_file_size: u64) -> Vec<PathBuf> {
+    let Some(calls) = files
+        .first()
+        .and_then(|c| recognise(&c.path).1.calls.as_ref())
+    else {
+        return Vec::new();
+    };
+    let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
+    (calls.find)(dir, &paths, max_file_size)
+}
+
+fn is_terraform(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "tf") || path.to_string_lossy().ends_with(".tf.json")
+}
+
+fn model_document(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
+    match job.files() {
+        [c] => load_document(c, job.context, sources, limits),
+        _ => (UnitOutput::default(), None),
+    }
+}
+
+fn model_terraform(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
+    let mut unit = load_terraform(job.dir(), job.files(), sources, limits);
+    if job.context {
+        as_context(&mut unit);
+    }
+    (unit, None)
+}
+
+fn model_build(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
+    (load_build(job.dir(), sources, limits), None)
+}
+
+fn model_called(job: &Job, sources: &Sources, _: Limits) -> (UnitOutput, Option<Notice>) {
+    (load_called(job.files(), sources), None)
+}
+
+fn document_text(
+    c: &Candidate,
+    f: &Arc<SourceFile>,
+    sources: &Sources,
+    limits: Limits,
+) -> UnitOutput {
+    guarded(c, sources, || frontend::load_document_file(f, limits))
+}
+
+/// A module of one file, whose local modules and `file()` read nothing.
+fn terraform_text(
+    c: &Candidate,
+    f: &Arc<SourceFile>,
+    sources: &Sources,
+    limits: Limits,
+) -> UnitOutput {
+    let dir = PathBuf::from(IN_MEMORY);
+    let mut out = guarded(c, sources, || {
+        fplint_core::frontend::terraform::load_module(
+            &dir,
+            std::slice::from_ref(f),
+            sources,
+            limits,
+        )
+    });
+    out.diagnostics.retain(|d| d.span.file == f.id);
+    out
+}
+
+fn load_document(
+    c: &Candidate,
+    context: bool,
+    sources: &Sources,
+    limits: Limits,
+) -> (UnitOutput, Option<Notice>) {
+    match load_candidate(sources, c) {
+        Ok(f) => {
+            let mut unit = guarded(c, sources, || {
+                inject_panic(c);
+                frontend::load_document_file(&f, limits)
+            });
+            if context {
+                unit.context_files.push(f.id);
+                as_context(&mut unit);
+                return (unit, None);
+            }
+            let notice = crate::named::judge(c, &f, &unit, limits);
+            (unit, notice)
+        }
+        Err(e) => {
+            let mut unit = unreadable(sources, c, &e, false);
+            if context {
+                as_context(&mut unit);
+                return (unit, None);
+            }
+            let notice = crate::named::unreadable(c, &e, &unit);
+            (unit, notice)
+        }
+    }
+}
+
+fn load_build(dir: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
+    let c = Candidate {
+        path: dir.to_path_buf(),
+        explicit: false,
+        listed_file: false,
+    };
+    guarded(&c, sources, || {
+        fplint_core::frontend::kustomize::build(dir, sources, limits)
+    })
+}
+
+fn load_terraform(
+    dir: &Path,
+    files: &[&Candidate],
+    sources: &Sources,
+    limits: Limits,
+) -> UnitOutput {
+    let mut given = Vec::new();
+    let mut errors = Vec::new();
+    for c in files {
+        match load_candidate(sources, c) {
+            Ok(f) => given.push(f),
+            Err(e) => errors.push(load_error_diagnostic(sources, c, &e)),
+        }
+    }
+    let mut out = match files.first() {
+        Some(c) => guarded(c, sources, || {
+            fplint_core::frontend::terraform::load_module(dir, &given, sources, limits)
+        }),
+        None => UnitOutput::default(),
+    };
+    // Siblings are read for context only.
+    out.diagnostics
+        .retain(|d| given.iter().any(|g| g.id == d.span.file));
+    out.diagnostics.extend(errors);
+    out
+}
+
+/// A called module's files: named, so findings in them are reported, and
+/// checked for syntax; their content is modelled through the calls.
+fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
+    let mut out = UnitOutput {
+        formats: vec![fplint_core::frontend::Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let mut given = Vec::new();
+    for c in files {
+        match load_candidate(sources, c) {
+            Ok(f) => given.push(f),
+            Err(e) => out.diagnostics.push(load_error_diagnostic(sources, c, &e)),
+        }
+    }
+    out.diagnostics
+        .extend(fplint_core::frontend::terraform::syntax_errors(&given));
+    out.given_files = given.iter().map(|f| f.id).collect();
+    out
+}

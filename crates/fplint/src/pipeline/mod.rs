@@ -1,0 +1,265 @@
+//! The lint pipeline, in stages, each a module with one job:
+//!
+//! 1. [`discover`]: the configuration, the files to lint and the named
+//!    files' project context;
+//! 2. [`plan`]: the units those files form, each of a kind in the
+//!    [`inputs`] registry;
+//! 3. [`model`]: each unit read and modelled by its kind's loader, in
+//!    parallel;
+//! 4. [`assemble`]: the units absorbed into one project and finished
+//!    (clusters joined, capped, overridden, assigned);
+//! 5. [`check`]: the rules run over the project;
+//! 6. [`report`]: selection, suppressions, placement, severities, sort.
+//!
+//! This module runs them in order. Rendering is left to the caller.
+
+pub mod assemble;
+pub mod check;
+pub mod discover;
+pub mod inputs;
+pub mod model;
+pub mod plan;
+pub mod report;
+
+use crate::config::{Config, ConfigError};
+use crate::notice::Notice;
+use crate::walk::{self, Candidate};
+use fplint_core::frontend::{self, UnitOutput};
+use fplint_core::model::Project;
+use fplint_core::sources::{LoadError, Sources, DEFAULT_MAX_FILE_SIZE};
+use fplint_core::tree::Limits;
+use fplint_core::{Diagnostic, Severity};
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use assemble::finish_project;
+use discover::{context_of, empty_notices, exclude_of, roots_of};
+use model::{model_unit, release_texts, unreadable, Modelled};
+use plan::plan_units;
+
+use check::check_loaded;
+use discover::{resolve_config, ConfigChoice};
+use report::Report;
+
+/// What a run does beside what the configuration says; these win over it.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Rule codes or prefixes to run (default: all).
+    pub select: Option<Vec<String>>,
+    /// Rule codes or prefixes to skip.
+    pub ignore: Vec<String>,
+    /// Lowest severity that makes the exit code 1.
+    pub fail_on: Option<Severity>,
+    /// Where the configuration comes from.
+    pub config: ConfigChoice,
+    /// Parser and evaluator bounds; `[limits]` in the config overrides them.
+    pub limits: Limits,
+    /// Largest file read, in bytes (default [`DEFAULT_MAX_FILE_SIZE`]).
+    pub max_file_size: Option<u64>,
+    /// Texts read instead of the files at these paths (fixes not yet
+    /// written, unsaved editor buffers).
+    pub overlays: std::collections::HashMap<PathBuf, Arc<str>>,
+    /// Read the cluster definitions of a named file's project as context
+    /// (see [`crate::context`]); the CLI does, tests of single files do not.
+    pub project_context: bool,
+}
+
+impl Options {
+    /// The limits in force: these options, overridden by the config file.
+    pub fn effective_limits(&self, cfg: &Config) -> (Limits, u64) {
+        let limits = cfg.limits.apply(self.limits);
+        let size = cfg
+            .limits
+            .max_file_size
+            .or(self.max_file_size)
+            .unwrap_or(DEFAULT_MAX_FILE_SIZE);
+        (limits, size)
+    }
+}
+
+/// Find the configuration, then lint `paths`.
+pub fn run(paths: &[PathBuf], opts: &Options) -> Result<Report, ConfigError> {
+    let cfg = resolve_config(paths, &opts.config)?;
+    Ok(run_with_config(paths, opts, &cfg))
+}
+
+/// The model of everything under `paths`, before any rule runs.
+pub struct Loaded {
+    /// The model of every unit.
+    pub project: Project,
+    /// Every file read.
+    pub sources: Arc<Sources>,
+    /// Parse errors and other frontend findings.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Suppressions written in the data (CloudFormation `Metadata`).
+    pub suppressions: Vec<frontend::Suppression>,
+    /// How many files were walked.
+    pub files_scanned: usize,
+    /// Paths that could not be read.
+    pub errors: Vec<String>,
+    /// Run-level notes (skipped files, workloads without a cluster).
+    pub notices: Vec<Notice>,
+    /// The folder of the configuration file, when there is one.
+    pub base: Option<PathBuf>,
+}
+
+/// A root that does not exist, for one text linted alone.
+pub(crate) const IN_MEMORY: &str = "/nonexistent/fplint-in-memory";
+
+/// Units modelled together before they are absorbed into the project.
+const UNIT_BATCH: usize = 512;
+
+/// Walk `paths` and model every file, on fplint's worker threads.
+pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
+    in_pool(|| load_here(paths, opts, cfg))
+}
+
+fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
+    let (limits, max_file_size) = opts.effective_limits(cfg);
+    let base = cfg.base_dir();
+    let walked = walk::walk(paths, exclude_of(cfg, &base));
+    let context = context_of(&walked.files, opts, cfg, &base);
+    let mut sources = Sources::new(roots_of(paths, &context.roots)).with_overlays(&opts.overlays);
+    sources.max_file_size = max_file_size;
+    let sources = Arc::new(sources);
+    let jobs = plan_units(&walked, &context, &sources, limits);
+
+    // Units are modelled in parallel a batch at a time and absorbed in key
+    // order, so only one batch of unit models lives beside the project.
+    let mut project = Project::default();
+    let mut diagnostics = Vec::new();
+    let mut suppressions = Vec::new();
+    let mut notices = empty_notices(&walked.empty);
+    let mut homes: Vec<Option<PathBuf>> = Vec::new();
+    let mut released = 0;
+    for batch in jobs.chunks(UNIT_BATCH) {
+        let units: Vec<Modelled> = batch
+            .par_iter()
+            .map(|(_, job)| model_unit(job, &sources, limits))
+            .collect();
+        for mut m in units {
+            homes.extend(std::iter::repeat_n(m.home, m.unit.clusters.len()));
+            notices.extend(m.notice);
+            suppressions.append(&mut m.unit.suppressions);
+            diagnostics.extend(frontend::absorb(&mut project, m.unit));
+        }
+        released = release_texts(&sources, released);
+    }
+    let (found, unassigned) = finish_project(
+        &mut project,
+        cfg,
+        &sources,
+        base.as_deref(),
+        limits,
+        &homes,
+        context.partial,
+    );
+    diagnostics.extend(found);
+    notices.extend(unassigned);
+    notices.sort();
+    Loaded {
+        project,
+        sources,
+        diagnostics,
+        suppressions,
+        files_scanned: walked.files.len(),
+        errors: walked.errors,
+        notices,
+        base,
+    }
+}
+
+/// Walk, model, run the rules, filter and sort: `fplint check`.
+pub fn run_with_config(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Report {
+    check_loaded(load(paths, opts, cfg), opts, cfg)
+}
+
+/// Run `f` on fplint's worker threads: rayon's, sized by `RAYON_NUM_THREADS`
+/// or the core count, with stacks deep enough for Terraform evaluation so
+/// that each module runs inline rather than on a thread of its own.
+pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("fplint-{i}"))
+            .stack_size(fplint_core::stack::LARGE_STACK)
+            .start_handler(|_| fplint_core::stack::declare_large_stack())
+            .build()
+            .ok()
+    });
+    match pool {
+        Some(p) => p.install(f),
+        // No threads could be made: rayon's global pool, where each
+        // Terraform module gets a thread of its own when it can.
+        None => f(),
+    }
+}
+
+/// Lint one file's bytes without touching the file system: the whole
+/// pipeline (reading, frontends, rules, suppressions) as `check` runs it on
+/// a file of that name. For fuzzing and tests; a `.tf` name is a module of
+/// one file.
+pub fn lint_bytes(name: &str, bytes: &[u8], opts: &Options) -> Report {
+    lint_bytes_with_config(name, bytes, opts, &Config::default())
+}
+
+/// [`lint_bytes`] under a given configuration (selection, severities, quotas).
+pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Config) -> Report {
+    let (limits, max_file_size) = opts.effective_limits(cfg);
+    // A root that does not exist: `file()` and local modules read nothing.
+    let sources = Arc::new(Sources::new(vec![PathBuf::from(IN_MEMORY)]));
+    let c = Candidate {
+        path: PathBuf::from(name),
+        explicit: true,
+        listed_file: false,
+    };
+    let text = if bytes.len() as u64 > max_file_size {
+        Err(LoadError::TooLarge {
+            path: name.to_string(),
+            size: bytes.len() as u64,
+            limit: max_file_size,
+        })
+    } else {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Ok(t.strip_prefix('\u{feff}').unwrap_or(t).to_string()),
+            Err(e) => Err(LoadError::NotText {
+                path: name.to_string(),
+                offset: e.valid_up_to(),
+                lossy: String::from_utf8_lossy(bytes).into(),
+            }),
+        }
+    };
+    let input = inputs::for_text(name);
+    let unit = match text {
+        Ok(t) => {
+            let f = sources.add_text(name, t);
+            input
+                .one_text
+                .as_ref()
+                .map_or_else(UnitOutput::default, |one| {
+                    (one.load)(&c, &f, &sources, limits)
+                })
+        }
+        Err(e) => unreadable(&sources, &c, &e, input.always_ours),
+    };
+    let mut project = Project::default();
+    let mut suppressions = Vec::new();
+    let mut unit = unit;
+    suppressions.append(&mut unit.suppressions);
+    let mut diagnostics = frontend::absorb(&mut project, unit);
+    let (found, unassigned) = finish_project(&mut project, cfg, &sources, None, limits, &[], false);
+    diagnostics.extend(found);
+    let notices = unassigned.into_iter().collect();
+    let loaded = Loaded {
+        project,
+        sources,
+        diagnostics,
+        suppressions,
+        files_scanned: 1,
+        errors: Vec::new(),
+        notices,
+        base: None,
+    };
+    check_loaded(loaded, opts, cfg)
+}
