@@ -34,12 +34,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use assemble::finish_project;
-use discover::{context_of, empty_notices, exclude_of, roots_of};
+use check::check_loaded;
+use discover::{context_of, empty_notices, exclude_of, resolve_config, roots_of, ConfigChoice};
 use model::{model_unit, release_texts, unreadable, Modelled};
 use plan::plan_units;
-
-use check::check_loaded;
-use discover::{resolve_config, ConfigChoice};
 use report::Report;
 
 /// What a run does beside what the configuration says; these win over it.
