@@ -8,9 +8,9 @@
 
 use crate::config::Config;
 use crate::lint::{self, Options, Report};
-use fplint_core::edit::{self, Syntax, TextEdit};
+use fplint_core::edit::{self, TextEdit};
 use fplint_core::sources::Sources;
-use fplint_core::{Applicability, Change, Diagnostic, FileId, Span};
+use fplint_core::{Applicability, Change, Diagnostic, FileId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,107 +19,8 @@ use std::sync::Arc;
 /// findings stops here.
 pub const MAX_PASSES: usize = 10;
 
-/// Turn every fix's model-level changes into byte edits against the texts
-/// the run read. A fix whose changes cannot be written in its file (a shape
-/// fplint does not rewrite, a node no longer there) is dropped, and a fix
-/// with nothing left to do (the dependency is already there) too.
-pub fn materialize(diagnostics: &mut [Diagnostic], sources: &Sources) {
-    materialize_with(diagnostics, sources, &FixMemo::default());
-}
-
-/// Each change a fix asks for, by its value (file ids included: an id
-/// names one text), as byte edits; `None` when it cannot be made.
-pub(crate) type FixMemo = std::collections::HashMap<String, Option<Vec<Change>>>;
-
-/// [`materialize`], taking what `memo` already resolved; returns what this
-/// call resolved, for the next.
-pub(crate) fn materialize_with(
-    diagnostics: &mut [Diagnostic],
-    sources: &Sources,
-    memo: &FixMemo,
-) -> FixMemo {
-    use rayon::prelude::*;
-    // Each change is keyed by its value; the ones `memo` lacks are written
-    // in parallel first (each reads and parses its file), then handed out
-    // in order.
-    let keys: Vec<Vec<String>> = diagnostics
-        .iter()
-        .map(|d| {
-            d.fix.as_ref().map_or_else(Vec::new, |f| {
-                f.changes.iter().map(|c| format!("{c:?}")).collect()
-            })
-        })
-        .collect();
-    let mut todo: HashMap<&str, &Change> = HashMap::new();
-    for (d, ks) in diagnostics.iter().zip(&keys) {
-        if let Some(f) = &d.fix {
-            for (c, k) in f.changes.iter().zip(ks) {
-                if !memo.contains_key(k) {
-                    todo.insert(k, c);
-                }
-            }
-        }
-    }
-    let todo: Vec<(&str, &Change)> = todo.into_iter().collect();
-    let resolved: HashMap<&str, Option<Option<Vec<Change>>>> = lint::in_pool(|| {
-        todo.into_par_iter()
-            .map(|(k, c)| (k, resolve(c, sources)))
-            .collect()
-    });
-    let mut used = FixMemo::default();
-    for (d, ks) in diagnostics.iter_mut().zip(&keys) {
-        let Some(fix) = d.fix.take() else {
-            continue;
-        };
-        let mut changes = Vec::new();
-        let mut ok = true;
-        for key in ks {
-            let made = match memo.get(key).or_else(|| used.get(key)) {
-                Some(hit) => hit.clone(),
-                // A file that cannot be read again drops the fix.
-                None => match resolved.get(key.as_str()).cloned().flatten() {
-                    Some(made) => made,
-                    None => {
-                        ok = false;
-                        break;
-                    }
-                },
-            };
-            used.insert(key.clone(), made.clone());
-            match made {
-                Some(edits) => changes.extend(edits),
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok && !changes.is_empty() {
-            d.fix = Some(fplint_core::Fix { changes, ..fix });
-        }
-    }
-    used
-}
-
-/// One change as byte edits in its file: `None` when the file cannot be
-/// read, `Some(None)` when the change cannot be written there.
-fn resolve(c: &Change, sources: &Sources) -> Option<Option<Vec<Change>>> {
-    let file = c.file();
-    let f = sources.get(file)?;
-    Some(
-        edit::resolve(c, &f.text, Syntax::of(&f.path, &f.text), file)
-            .ok()
-            .map(|edits| {
-                edits
-                    .into_iter()
-                    .map(|e| Change::Replace {
-                        span: Span::new(file, e.start, e.end),
-                        content: e.content,
-                    })
-                    .collect()
-            }),
-    )
-}
+pub use crate::pipeline::report::materialize;
+pub(crate) use crate::pipeline::report::FixMemo;
 
 /// Which fixes to apply, and whether to write them.
 #[derive(Debug, Clone, Copy, Default)]
