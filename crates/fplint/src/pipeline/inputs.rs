@@ -313,3 +313,97 @@ fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
     out.given_files = given.iter().map(|f| f.id).collect();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::plan::Shape;
+
+    fn candidate(path: &str) -> Candidate {
+        Candidate {
+            path: PathBuf::from(path),
+            explicit: false,
+            listed_file: true,
+        }
+    }
+
+    #[test]
+    fn a_walked_file_is_recognised_by_the_first_row_that_says_so() {
+        let row = |p: &str| recognise(Path::new(p)).1 as *const Input;
+        assert_eq!(row("infra/main.tf"), &TERRAFORM as *const Input);
+        assert_eq!(row("infra/main.tf.json"), &TERRAFORM as *const Input);
+        assert_eq!(row("cluster.yaml"), &DOCUMENT as *const Input);
+        assert_eq!(row("template.json"), &DOCUMENT as *const Input);
+        // Units only planning or calls make are never a walked file's kind.
+        assert_eq!(row("kustomization.yaml"), &DOCUMENT as *const Input);
+    }
+
+    #[test]
+    fn a_text_alone_is_terraform_only_by_a_tf_name() {
+        assert!(std::ptr::eq(for_text("main.tf"), &TERRAFORM));
+        // As before the registry: a `.tf.json` text alone is read as JSON.
+        assert!(std::ptr::eq(for_text("main.tf.json"), &DOCUMENT));
+        assert!(std::ptr::eq(for_text("-"), &DOCUMENT));
+    }
+
+    #[test]
+    fn a_unit_is_made_again_from_its_kind_and_files() {
+        let tf = [candidate("infra/main.tf"), candidate("infra/vars.tf")];
+        let doc = candidate("k8s/app.yaml");
+        for context in [false, true] {
+            for input in [&TERRAFORM, &CALLED_MODULE] {
+                let job = Job {
+                    input,
+                    shape: Shape::Folder(PathBuf::from("infra"), tf.iter().collect()),
+                    context,
+                };
+                let again = Job::again(job.kind(), tf.iter().collect());
+                let again = again.as_ref();
+                assert!(again.is_some_and(|j| std::ptr::eq(j.input, input)));
+                assert!(again.is_some_and(|j| j.context == context));
+                assert!(again.is_some_and(|j| j.dir() == Path::new("infra")));
+                assert_eq!(again.map(Job::paths), Some(job.paths()));
+            }
+            let job = Job {
+                input: &DOCUMENT,
+                shape: Shape::File(&doc),
+                context,
+            };
+            let again = Job::again(job.kind(), vec![&doc]);
+            assert!(again.as_ref().is_some_and(|j| j.kind() == job.kind()));
+            assert_eq!(
+                again.as_ref().map(Job::paths),
+                Some(vec![doc.path.as_path()])
+            );
+        }
+        // A build is found by planning alone.
+        let build = Job {
+            input: &KUSTOMIZE_BUILD,
+            shape: Shape::Folder(PathBuf::from("overlays/prod"), Vec::new()),
+            context: false,
+        };
+        assert!(Job::again(build.kind(), Vec::new()).is_none());
+        assert_eq!(build.planned_root(), Some(&PathBuf::from("overlays/prod")));
+    }
+
+    #[test]
+    fn every_kind_has_its_own_code() {
+        let mut codes: Vec<u8> = INPUTS
+            .iter()
+            .flat_map(|input| {
+                [false, true].map(|context| {
+                    Job {
+                        input,
+                        shape: Shape::Folder(PathBuf::new(), Vec::new()),
+                        context,
+                    }
+                    .kind()
+                })
+            })
+            .collect();
+        let n = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), n);
+    }
+}
