@@ -368,12 +368,14 @@ fn check(args: CheckArgs) -> ExitCode {
         ColorChoice::Auto => render::human::auto_color(to_terminal),
     };
     let width = render::human::terminal_width(to_terminal);
+    let ascii = render::human::ascii_terminal();
     let text = match args.format {
         OutputFormat::Json if args.statistics => render::statistics::json(&outcome),
         _ if args.statistics => {
             let mut s = render::statistics::text(&outcome);
             if !args.quiet && args.format == OutputFormat::Human {
-                s.push_str(&render::human::summary(&outcome, started.elapsed()));
+                let summary = render::human::summary(&outcome, started.elapsed());
+                s.push_str(&render::human::fit(&summary, width));
             }
             s
         }
@@ -385,16 +387,21 @@ fn check(args: CheckArgs) -> ExitCode {
             render::summary::render(&outcome, &render::summary::SummaryOptions::from_env())
         }
         OutputFormat::Human => {
-            let mut s =
-                render::human::render(&outcome, &render::human::HumanOptions { color, width });
+            let opts = render::human::HumanOptions {
+                color,
+                width,
+                ascii,
+            };
+            let mut s = render::human::render(&outcome, &opts);
             if !args.quiet {
                 let applied = fixed_files.iter().map(|f| f.applied.len()).sum();
-                s.push_str(&render::human::summary(&outcome, started.elapsed()));
-                s.push_str(&render::human::fix_summary(
+                let mut summary = render::human::summary(&outcome, started.elapsed());
+                summary.push_str(&render::human::fix_summary(
                     &outcome,
                     applied,
                     args.unsafe_fixes,
                 ));
+                s.push_str(&render::human::fit(&summary, width));
             }
             s
         }

@@ -470,6 +470,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut diagnostics = Vec::new();
     let mut suppressions = Vec::new();
     let mut notices = empty_notices(&walked.empty);
+    notices.extend(crate::notice::chart_templates(&walked.chart_templates));
     let mut homes: Vec<Option<PathBuf>> = Vec::new();
     let mut released = 0;
     for batch in jobs.chunks(UNIT_BATCH) {
@@ -496,6 +497,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     );
     diagnostics.extend(found);
     notices.extend(unassigned);
+    crate::notice::gather_near_misses(&mut notices);
     notices.sort();
     Loaded {
         project,
@@ -781,7 +783,8 @@ fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadError) -> Dia
         }
         _ => {
             let f = sources.add_text(shown, "");
-            Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0))
+            let d = Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0));
+            e.help().into_iter().fold(d, Diagnostic::with_help)
         }
     }
 }

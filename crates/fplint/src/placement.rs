@@ -130,9 +130,11 @@ fn row(sources: &Sources, cluster: &Cluster, w: &Workload) -> Row {
     let (requested_vcpu, requested_memory_gb, billed_vcpu, billed_memory_gb) = match request {
         Known::Known(r) => {
             let billed = billed_size(r.cpu_m, r.memory);
-            if !r.any_set {
+            // Sizing is Fargate's: a pod on nodes, or not known to land
+            // on Fargate, gets no note about Fargate sizes.
+            if on_fargate && !r.any_set {
                 notes.push("no CPU or memory requests: Fargate gives 0.25 vCPU / 0.5 GB".into());
-            } else if billed.is_none() {
+            } else if on_fargate && billed.is_none() {
                 notes.push("requests exceed the largest Fargate size (16 vCPU / 120 GB)".into());
             }
             let (bv, bm) = match (on_fargate, billed) {

@@ -31,6 +31,32 @@ pub struct Walked {
     /// without an extension, not a file fplint lints), sorted: planning
     /// need not look for one in every folder.
     pub kustomization_dirs: Vec<PathBuf>,
+    /// Files of Helm charts' `templates/` folders, sorted: Go-template
+    /// source, not manifests, left out of `files`.
+    pub chart_templates: Vec<PathBuf>,
+}
+
+/// Whether `path` lies in the `templates/` folder (at any depth) of a
+/// folder that holds `Chart.yaml`: a Helm template, which is not YAML until
+/// Helm renders it, however its first lines look.
+pub fn is_chart_template(path: &Path) -> bool {
+    chart_template_with(path, &mut std::collections::HashMap::new())
+}
+
+/// [`is_chart_template`], remembering what each `templates` folder is.
+fn chart_template_with(path: &Path, known: &mut std::collections::HashMap<PathBuf, bool>) -> bool {
+    path.ancestors().skip(1).any(|dir| {
+        if dir.file_name().is_none_or(|n| n != "templates") {
+            return false;
+        }
+        if let Some(&is) = known.get(dir) {
+            return is;
+        }
+        let chart = dir.parent().unwrap_or(Path::new("")).join("Chart.yaml");
+        let is = chart.is_file();
+        known.insert(dir.to_path_buf(), is);
+        is
+    })
 }
 
 /// Whether a file of this name is read when a folder is walked.
@@ -134,6 +160,13 @@ pub fn walk_to_depth(
             false
         }
     });
+    // Only paths through a `templates` folder are looked at twice.
+    let mut known = std::collections::HashMap::new();
+    let (templates, files): (Vec<Candidate>, Vec<Candidate>) = std::mem::take(&mut out.files)
+        .into_iter()
+        .partition(|c| chart_template_with(&c.path, &mut known));
+    out.files = files;
+    out.chart_templates = templates.into_iter().map(|c| c.path).collect();
     out
 }
 
@@ -230,8 +263,11 @@ pub fn walk_sorted_until(
     let entries = builder(root, max_depth)
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
+    let mut known = std::collections::HashMap::new();
     for e in entries.flatten() {
-        if let Some(path) = accept(&e, &canonical_root, &excluded) {
+        if let Some(path) =
+            accept(&e, &canonical_root, &excluded).filter(|p| !chart_template_with(p, &mut known))
+        {
             let listed_file = e.file_type().is_some_and(|t| t.is_file());
             let c = Candidate {
                 path,

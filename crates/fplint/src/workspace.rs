@@ -200,6 +200,7 @@ impl Workspace {
             let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
             notices.extend(unit_notices);
+            crate::notice::gather_near_misses(&mut notices);
             notices.extend(
                 assembled::unassigned(&project, sources).notice(&project, self.context.partial),
             );
@@ -316,7 +317,10 @@ impl Workspace {
         let mut files = walked.files;
         // Overlays of files not yet on disk stay in the project.
         for p in self.overlays.keys() {
-            if files.binary_search_by(|c| c.path.cmp(p)).is_err() && !self.is_context(p) {
+            if files.binary_search_by(|c| c.path.cmp(p)).is_err()
+                && !self.is_context(p)
+                && !walk::is_chart_template(p)
+            {
                 files.push(overlay_candidate(p));
             }
         }
@@ -663,6 +667,10 @@ impl Workspace {
     /// Whether a walk would pick `local` (bar `.gitignore`): a path named
     /// on its own, or a name fplint reads that `exclude` does not drop.
     fn wanted(&self, local: &Path) -> bool {
+        // Helm renders a chart's templates; they are not manifests.
+        if walk::is_chart_template(local) {
+            return false;
+        }
         if self
             .roots
             .iter()
