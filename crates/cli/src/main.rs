@@ -317,10 +317,22 @@ fn check(args: CheckArgs) -> ExitCode {
         if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
             return usage(format!("cannot read stdin: {e}"));
         }
-        (
-            linter.check_stdin(args.stdin_filename.as_deref(), &bytes),
-            None,
-        )
+        // Without a name, the text tells its format; text that tells none
+        // is not passed as clean.
+        let name = match (&args.stdin_filename, std::str::from_utf8(&bytes)) {
+            (Some(n), _) => Some(n.as_str()),
+            (None, Ok(text)) => match fplint::stdin::guess(text) {
+                fplint::stdin::Guess::Document => None,
+                fplint::stdin::Guess::Terraform => Some(fplint::stdin::TERRAFORM_NAME),
+                fplint::stdin::Guess::Unknown => {
+                    return usage(
+                        "stdin is not an eksctl ClusterConfig, CloudFormation template, Kubernetes manifest or Terraform that fplint can tell by its text; name it with `--stdin-filename NAME` (e.g. main.tf, cluster.yaml)".into(),
+                    )
+                }
+            },
+            (None, Err(_)) => None,
+        };
+        (linter.check_stdin(name, &bytes), None)
     } else if args.fix || args.diff {
         let f = linter.fix_paths(&args.paths, fix_opts);
         (f.report, Some((f.files, f.errors)))
