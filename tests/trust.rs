@@ -717,10 +717,14 @@ fn a_named_near_miss_is_a_warning() {
         stdout(&o)
     );
     std::fs::remove_dir_all(d.path().join("v6")).unwrap();
-    // Walked, the same files are someone else's business.
+    // Walked, the same files are told in one note that does not fail the
+    // run (issue 26: a walk does not skip them silently either).
     let o = fplint(&["check", "--format", "json", "."], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(json(&o).get("notices").is_none());
+    let notices = json(&o)["notices"].clone();
+    assert_eq!(notices.as_array().map(Vec::len), Some(1), "{notices:#}");
+    assert_eq!(notices[0]["kind"], "near-misses", "{notices:#}");
+    assert_eq!(notices[0]["severity"], "info", "{notices:#}");
 }
 
 /// Named files fplint cannot lint are listed as skipped, exit code unchanged.

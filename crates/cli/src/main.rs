@@ -381,13 +381,16 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let width = render::human::terminal_width(to_terminal);
     let ascii = render::human::ascii_terminal();
+    let fit = |text: String| match render::human::summary_width(to_terminal) {
+        Some(w) => render::human::fit(&text, w),
+        None => text,
+    };
     let text = match args.format {
         OutputFormat::Json if args.statistics => render::statistics::json(&outcome),
         _ if args.statistics => {
             let mut s = render::statistics::text(&outcome);
             if !args.quiet && args.format == OutputFormat::Human {
-                let summary = render::human::summary(&outcome, started.elapsed());
-                s.push_str(&render::human::fit(&summary, width));
+                s.push_str(&fit(render::human::summary(&outcome, started.elapsed())));
             }
             s
         }
@@ -413,7 +416,7 @@ fn check(args: CheckArgs) -> ExitCode {
                     applied,
                     args.unsafe_fixes,
                 ));
-                s.push_str(&render::human::fit(&summary, width));
+                s.push_str(&fit(summary));
             }
             s
         }

@@ -304,6 +304,13 @@ pub fn auto_color(stdout_is_terminal: bool) -> bool {
 /// The width to wrap at: `COLUMNS` when set, else the terminal's, else 100
 /// (piped or written to a file).
 pub fn terminal_width(stdout_is_terminal: bool) -> usize {
+    summary_width(stdout_is_terminal).unwrap_or(100)
+}
+
+/// The width summary lines are wrapped at ([`fit`]): `COLUMNS` when set,
+/// else the terminal's; piped or written to a file, a line stays one line,
+/// for `grep`.
+pub fn summary_width(stdout_is_terminal: bool) -> Option<usize> {
     let columns = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
@@ -315,7 +322,7 @@ pub fn terminal_width(stdout_is_terminal: bool) -> usize {
             .map(|(w, _)| usize::from(w.0))
     };
     // Narrower than this, code frames are unreadable whatever is done.
-    columns.or_else(tty).unwrap_or(100).max(40)
+    columns.or_else(tty).map(|w| w.max(40))
 }
 
 /// Whether frames are drawn in ASCII: `TERM=dumb` terminals (and the
