@@ -48,14 +48,18 @@ pub fn judge(
 /// someone else's file and goes unmentioned.
 fn walked(file: &SourceFile, unit: &UnitOutput, limits: Limits) -> Option<Notice> {
     use fplint_core::frontend::Format;
-    // A file read as eksctl or CloudFormation was linted; most others are
-    // manifests, judged only when a near-miss word is in them.
-    if unit
-        .formats
-        .iter()
-        .any(|f| matches!(f, Format::Eksctl | Format::CloudFormation))
-        || !near_miss::worth_judging(&file.text)
-    {
+    // A file read as eksctl or CloudFormation was linted. Most others are
+    // manifests: one can only be a `ClusterConfig` in the wrong case (many
+    // mention `eksctl` in labels); the rest are judged when a near-miss
+    // word is in them.
+    let worth = match unit.formats.as_slice() {
+        [] => near_miss::worth_judging(&file.text),
+        formats if formats.iter().all(|f| *f == Format::Kubernetes) => {
+            near_miss::mentions_cluster_config(&file.text)
+        }
+        _ => false,
+    };
+    if !worth {
         return None;
     }
     match near_miss::judge(file, limits) {
