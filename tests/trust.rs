@@ -351,7 +351,7 @@ fn placement_says_why_a_cluster_is_empty() {
     let o = fplint(&["placement", "."], d.path());
     let text = stdout(&o);
     assert!(
-        text.contains("cluster prod (Fargate only), prod/cluster.yaml:4\n  no workloads found for this cluster: 1 of 1 workloads belong to no cluster"),
+        text.contains("cluster prod (Fargate only), prod/cluster.yaml:4\n  no workloads found for this cluster: 1 of 1 workload belongs to no cluster"),
         "{text}"
     );
     write(
@@ -362,7 +362,7 @@ fn placement_says_why_a_cluster_is_empty() {
     std::fs::remove_dir_all(d.path().join("shared")).ok();
     let text = stdout(&fplint(&["placement", "."], d.path()));
     assert!(
-        text.contains("cluster staging (Fargate only), staging/cluster.yaml:4\n  no workloads found for this cluster: 1 workloads run on other clusters"),
+        text.contains("cluster staging (Fargate only), staging/cluster.yaml:4\n  no workloads found for this cluster: 1 workload runs on another cluster"),
         "{text}"
     );
     let d = repo();

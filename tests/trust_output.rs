@@ -549,3 +549,31 @@ fn one_walked_near_miss_says_why() {
     );
     assert_eq!(o.status.code(), Some(0), "{out}");
 }
+
+#[test]
+fn counts_agree_with_their_nouns() {
+    let d = tmp();
+    let _ = std::fs::create_dir_all(d.path().join(".git"));
+    write(
+        d.path(),
+        "prod/cluster.yaml",
+        &CLUSTER.replace("shop", "prod"),
+    );
+    write(
+        d.path(),
+        "staging/cluster.yaml",
+        &CLUSTER.replace("shop", "staging"),
+    );
+    write(
+        d.path(),
+        "shared/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          image: x\n",
+    );
+    let text = stdout(&fplint(&["placement", "."], d.path()));
+    assert!(
+        text.contains("1 of 1 workload belongs to no cluster: the run has 2 clusters"),
+        "{text}"
+    );
+    let human = stdout(&run(&["check", "."], d.path(), &[("COLUMNS", "300")], None));
+    assert!(human.contains("note: 1 workload has no cluster"), "{human}");
+}

@@ -226,15 +226,21 @@ fn why_empty(p: &Project) -> String {
         .count();
     let others = p.workloads.len() - unassigned;
     let mut why = Vec::new();
+    // Counts agree with their nouns: "1 of 1 workload belongs".
+    let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     if unassigned > 0 {
         why.push(format!(
-            "{unassigned} of {} workloads belong to no cluster: the run has {} clusters and their folders do not tell which; say so with `[clusters.NAME] paths = [..]` in fplint.toml",
-            p.workloads.len(),
-            p.clusters.len()
+            "{unassigned} of {} to no cluster: the run has {} and their folders do not tell which; say so with `[clusters.NAME] paths = [..]` in fplint.toml",
+            noun(p.workloads.len(), "workload belongs", "workloads belong"),
+            noun(p.clusters.len(), "cluster", "clusters")
         ));
     }
     if others > 0 {
-        why.push(format!("{others} workloads run on other clusters"));
+        why.push(noun(
+            others,
+            "workload runs on another cluster",
+            "workloads run on other clusters",
+        ));
     }
     why.join("; ")
 }
