@@ -577,3 +577,17 @@ fn counts_agree_with_their_nouns() {
     let human = stdout(&run(&["check", "."], d.path(), &[("COLUMNS", "300")], None));
     assert!(human.contains("note: 1 workload has no cluster"), "{human}");
 }
+
+#[test]
+fn from_inside_a_chart_its_templates_are_still_templates() {
+    let d = tmp();
+    chart(d.path());
+    let inside = d.path().join("shop/templates");
+    for args in [&["check", "."][..], &["check", "deploy.yaml"][..]] {
+        let o = fplint(args, &inside);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {out}");
+        assert!(!out.contains("FP000"), "{args:?}: {out}");
+        assert!(out.contains("chart template"), "{args:?}: {out}");
+    }
+}

@@ -100,7 +100,16 @@ pub fn walk_to_depth(
                 continue;
             }
         };
+        // Named from inside a chart's `templates/`, the path alone does not
+        // show the chart: its real place does.
+        let inside_chart = |p: &Path| {
+            !is_chart_template(p) && p.canonicalize().is_ok_and(|c| is_chart_template(&c))
+        };
         if meta.is_file() {
+            if inside_chart(arg) {
+                out.chart_templates.push(arg.clone());
+                continue;
+            }
             out.files.push(Candidate {
                 path: arg.clone(),
                 explicit: true,
@@ -142,6 +151,11 @@ pub fn walk_to_depth(
         if files.is_empty() {
             out.empty.push(arg.clone());
         }
+        if !is_chart_template(&arg.join("_")) && is_chart_template(&root.join("_")) {
+            out.chart_templates
+                .extend(files.into_iter().map(|c| c.path));
+            continue;
+        }
         out.files.extend(files);
         out.errors.extend(errors);
         out.kustomization_dirs.extend(kustomizations);
@@ -166,7 +180,10 @@ pub fn walk_to_depth(
         .into_iter()
         .partition(|c| chart_template_with(&c.path, &mut known));
     out.files = files;
-    out.chart_templates = templates.into_iter().map(|c| c.path).collect();
+    out.chart_templates
+        .extend(templates.into_iter().map(|c| c.path));
+    out.chart_templates.sort();
+    out.chart_templates.dedup();
     out
 }
 
