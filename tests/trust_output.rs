@@ -591,3 +591,31 @@ fn from_inside_a_chart_its_templates_are_still_templates() {
         assert!(out.contains("chart template"), "{args:?}: {out}");
     }
 }
+
+#[test]
+fn a_huge_value_is_not_quoted_whole() {
+    let d = tmp();
+    let ns = "n".repeat(20_000);
+    write(
+        d.path(),
+        "cluster.yaml",
+        &format!("apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: shop\n  region: eu-west-1\nfargateProfiles:\n  - name: {ns}\n    selectors:\n      - namespace: {ns}\n"),
+    );
+    for format in ["human", "concise", "github", "summary"] {
+        let o = fplint(&["check", "--format", format, "."], d.path());
+        let shown = stdout(&o).replace("%0A", "\n").replace("<br>", "\n");
+        assert!(
+            shown.contains("FP016"),
+            "{format}: {}",
+            &shown[..shown.len().min(1000)]
+        );
+        assert!(
+            longest_line(&shown) < 300,
+            "{format}: {}",
+            longest_line(&shown)
+        );
+    }
+    // Machines get the value whole.
+    let o = fplint(&["check", "--format", "json", "."], d.path());
+    assert!(stdout(&o).contains(&ns));
+}

@@ -1,6 +1,6 @@
 //! `--format human`: miette code frames, reading only the lines around each span.
 
-use super::rule_name;
+use super::{rule_name, shorten};
 use crate::lint::Report;
 use fplint_core::{Diagnostic, Severity, SourceFile};
 use miette::{
@@ -108,13 +108,13 @@ struct Rendered<'a> {
 
 impl fmt::Debug for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&shorten(&self.d.message))
     }
 }
 
 impl fmt::Display for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&shorten(&self.d.message))
     }
 }
 
@@ -153,7 +153,8 @@ impl miette::Diagnostic for Rendered<'_> {
 fn labels(src: &FileSource, d: &Diagnostic) -> Vec<LabeledSpan> {
     let (start, end) = shown(&src.file, d.span.start as usize, d.span.end as usize);
     let primary = LabeledSpan::new_primary_with_span(
-        Some(d.label.clone().unwrap_or_default()).filter(|l| !l.is_empty()),
+        Some(shorten(d.label.as_deref().unwrap_or_default()).into_owned())
+            .filter(|l| !l.is_empty()),
         src.at(0, start, end),
     );
     let lines = src.file.lines();
@@ -166,7 +167,10 @@ fn labels(src: &FileSource, d: &Diagnostic) -> Vec<LabeledSpan> {
             let (s, e) = shown(&src.file, r.span.start as usize, r.span.end as usize);
             // Close enough to share the primary snippet's context lines.
             let near = lines.line_of(s).abs_diff(primary_line) <= 2 * CONTEXT_LINES + 1;
-            LabeledSpan::new_with_span(Some(r.message.clone()), src.at(usize::from(!near), s, e))
+            LabeledSpan::new_with_span(
+                Some(shorten(&r.message).into_owned()),
+                src.at(usize::from(!near), s, e),
+            )
         });
     std::iter::once(primary).chain(related).collect()
 }
@@ -390,7 +394,10 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
                 let lc = f.line_col(r.span.start as usize);
                 Some(format!(
                     "{}:{}:{}: {}",
-                    f.path, lc.line, lc.column, r.message
+                    f.path,
+                    lc.line,
+                    lc.column,
+                    shorten(&r.message)
                 ))
             })
             .collect();
@@ -405,7 +412,8 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
                 }
             });
         let elsewhere: Vec<String> = elsewhere.into_iter().chain(fix_line).collect();
-        let help = match (&d.help, elsewhere.is_empty()) {
+        let d_help = d.help.as_deref().map(|h| shorten(h).into_owned());
+        let help = match (&d_help, elsewhere.is_empty()) {
             (Some(h), true) => Some(h.clone()),
             (h, false) => Some(
                 h.iter()
@@ -444,7 +452,7 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
             help,
         };
         if handler.render_report(&mut out, &rendered).is_err() {
-            out.push_str(&format!("{}: {}\n", rendered.code, d.message));
+            out.push_str(&format!("{}: {}\n", rendered.code, shorten(&d.message)));
         }
         out.push('\n');
     }
@@ -472,7 +480,8 @@ fn windowed_labels(
     let mut out: Vec<LabeledSpan> = at(start, end)
         .map(|span| {
             LabeledSpan::new_primary_with_span(
-                Some(d.label.clone().unwrap_or_default()).filter(|l| !l.is_empty()),
+                Some(shorten(d.label.as_deref().unwrap_or_default()).into_owned())
+                    .filter(|l| !l.is_empty()),
                 span,
             )
         })
@@ -484,7 +493,10 @@ fn windowed_labels(
         }
         let (s, e) = shown(f, r.span.start as usize, r.span.end as usize);
         if let Some(span) = at(s, e) {
-            out.push(LabeledSpan::new_with_span(Some(r.message.clone()), span));
+            out.push(LabeledSpan::new_with_span(
+                Some(shorten(&r.message).into_owned()),
+                span,
+            ));
         }
     }
     out
@@ -500,7 +512,7 @@ fn notice(n: &crate::notice::Notice) -> String {
             Severity::Info => "note",
         },
     };
-    let mut s = format!("{head}: {}{}\n", n.place(), n.message);
+    let mut s = format!("{head}: {}{}\n", n.place(), shorten(&n.message));
     if let Some(h) = &n.help {
         for (i, line) in h.lines().enumerate() {
             s.push_str(if i == 0 { "  help: " } else { "        " });
