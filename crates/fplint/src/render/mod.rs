@@ -57,7 +57,7 @@ pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
         return std::borrow::Cow::Borrowed(text);
     }
     let parts: Vec<&str> = text.split('`').collect();
-    let closed = parts.len() - usize::from(parts.len() % 2 == 0);
+    let closed = parts.len() - usize::from(parts.len().is_multiple_of(2));
     let mut out = String::with_capacity(text.len().min(1024));
     for (i, part) in parts.iter().enumerate() {
         if i > 0 {
