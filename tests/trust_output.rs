@@ -183,7 +183,15 @@ fn the_language_server_leaves_chart_templates_alone() {
         Err(e) => panic!("{e}"),
     };
     let mut ws = linter.open(&[d.path()]);
-    assert!(ws.check().diagnostics().is_empty());
+    let report = ws.check();
+    assert!(
+        report.diagnostics().is_empty(),
+        "{:?}",
+        report.diagnostics()
+    );
+    // As `check` says it: the templates are counted.
+    let kinds: Vec<fplint::NoticeKind> = report.notices.iter().map(|n| n.kind).collect();
+    assert_eq!(kinds, [fplint::NoticeKind::ChartTemplates]);
     // A template the editor has open but not yet saved.
     ws.set_overlay(&d.path().join("shop/templates/new.yaml"), TEMPLATE);
     let report = ws.check();

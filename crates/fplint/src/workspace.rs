@@ -71,6 +71,8 @@ pub struct Workspace {
     walk_errors: Vec<String>,
     /// Folders given that hold nothing to lint.
     empty: Vec<PathBuf>,
+    /// Files of Helm charts' `templates/`, counted and not linted.
+    chart_templates: Vec<PathBuf>,
     /// Files of the named files' projects read for their clusters, and
     /// their project roots.
     context: crate::context::Context,
@@ -145,6 +147,7 @@ impl Workspace {
             files: Vec::new(),
             walk_errors: Vec::new(),
             empty: Vec::new(),
+            chart_templates: Vec::new(),
             context: crate::context::Context::default(),
             overlays: HashMap::new(),
             calls: Mutex::new(HashMap::new()),
@@ -199,6 +202,7 @@ impl Workspace {
             let (diagnostics, suppressions, unit_notices) = assembled::unit_extras(units());
             let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
+            notices.extend(crate::notice::chart_templates(&self.chart_templates));
             notices.extend(unit_notices);
             crate::notice::gather_near_misses(&mut notices);
             notices.extend(
@@ -328,6 +332,7 @@ impl Workspace {
         self.files = files;
         self.walk_errors = walked.errors;
         self.empty = walked.empty;
+        self.chart_templates = walked.chart_templates;
         self.lock_calls().clear();
         self.refresh(&HashSet::new(), None);
     }
