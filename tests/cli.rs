@@ -643,6 +643,7 @@ fn a_file_changed_during_the_run_is_an_error_not_a_wrong_line() {
         &fplint::render::human::HumanOptions {
             color: false,
             width: 100,
+            ascii: false,
         },
     );
     assert!(human.contains("FP001"));

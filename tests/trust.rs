@@ -351,7 +351,7 @@ fn placement_says_why_a_cluster_is_empty() {
     let o = fplint(&["placement", "."], d.path());
     let text = stdout(&o);
     assert!(
-        text.contains("cluster prod (Fargate only), prod/cluster.yaml:4\n  no workloads found for this cluster: 1 of 1 workloads belong to no cluster"),
+        text.contains("cluster prod (Fargate only), prod/cluster.yaml:4\n  no workloads found for this cluster: 1 of 1 workload belongs to no cluster"),
         "{text}"
     );
     write(
@@ -362,7 +362,7 @@ fn placement_says_why_a_cluster_is_empty() {
     std::fs::remove_dir_all(d.path().join("shared")).ok();
     let text = stdout(&fplint(&["placement", "."], d.path()));
     assert!(
-        text.contains("cluster staging (Fargate only), staging/cluster.yaml:4\n  no workloads found for this cluster: 1 workloads run on other clusters"),
+        text.contains("cluster staging (Fargate only), staging/cluster.yaml:4\n  no workloads found for this cluster: 1 workload runs on another cluster"),
         "{text}"
     );
     let d = repo();
@@ -717,10 +717,14 @@ fn a_named_near_miss_is_a_warning() {
         stdout(&o)
     );
     std::fs::remove_dir_all(d.path().join("v6")).unwrap();
-    // Walked, the same files are someone else's business.
+    // Walked, the same files are told in one note that does not fail the
+    // run (issue 26: a walk does not skip them silently either).
     let o = fplint(&["check", "--format", "json", "."], d.path());
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(json(&o).get("notices").is_none());
+    let notices = json(&o)["notices"].clone();
+    assert_eq!(notices.as_array().map(Vec::len), Some(1), "{notices:#}");
+    assert_eq!(notices[0]["kind"], "near-misses", "{notices:#}");
+    assert_eq!(notices[0]["severity"], "info", "{notices:#}");
 }
 
 /// Named files fplint cannot lint are listed as skipped, exit code unchanged.

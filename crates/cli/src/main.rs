@@ -317,10 +317,22 @@ fn check(args: CheckArgs) -> ExitCode {
         if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
             return usage(format!("cannot read stdin: {e}"));
         }
-        (
-            linter.check_stdin(args.stdin_filename.as_deref(), &bytes),
-            None,
-        )
+        // Without a name, the text tells its format; text that tells none
+        // is not passed as clean.
+        let name = match (&args.stdin_filename, std::str::from_utf8(&bytes)) {
+            (Some(n), _) => Some(n.as_str()),
+            (None, Ok(text)) => match fplint::stdin::guess(text) {
+                fplint::stdin::Guess::Document => None,
+                fplint::stdin::Guess::Terraform => Some(fplint::stdin::TERRAFORM_NAME),
+                fplint::stdin::Guess::Unknown => {
+                    return usage(
+                        "stdin is not an eksctl ClusterConfig, CloudFormation template, Kubernetes manifest or Terraform that fplint can tell by its text; name it with `--stdin-filename NAME` (e.g. main.tf, cluster.yaml)".into(),
+                    )
+                }
+            },
+            (None, Err(_)) => None,
+        };
+        (linter.check_stdin(name, &bytes), None)
     } else if args.fix || args.diff {
         let f = linter.fix_paths(&args.paths, fix_opts);
         (f.report, Some((f.files, f.errors)))
@@ -368,12 +380,17 @@ fn check(args: CheckArgs) -> ExitCode {
         ColorChoice::Auto => render::human::auto_color(to_terminal),
     };
     let width = render::human::terminal_width(to_terminal);
+    let ascii = render::human::ascii_terminal();
+    let fit = |text: String| match render::human::summary_width(to_terminal) {
+        Some(w) => render::human::fit(&text, w),
+        None => text,
+    };
     let text = match args.format {
         OutputFormat::Json if args.statistics => render::statistics::json(&outcome),
         _ if args.statistics => {
             let mut s = render::statistics::text(&outcome);
             if !args.quiet && args.format == OutputFormat::Human {
-                s.push_str(&render::human::summary(&outcome, started.elapsed()));
+                s.push_str(&fit(render::human::summary(&outcome, started.elapsed())));
             }
             s
         }
@@ -385,16 +402,21 @@ fn check(args: CheckArgs) -> ExitCode {
             render::summary::render(&outcome, &render::summary::SummaryOptions::from_env())
         }
         OutputFormat::Human => {
-            let mut s =
-                render::human::render(&outcome, &render::human::HumanOptions { color, width });
+            let opts = render::human::HumanOptions {
+                color,
+                width,
+                ascii,
+            };
+            let mut s = render::human::render(&outcome, &opts);
             if !args.quiet {
                 let applied = fixed_files.iter().map(|f| f.applied.len()).sum();
-                s.push_str(&render::human::summary(&outcome, started.elapsed()));
-                s.push_str(&render::human::fix_summary(
+                let mut summary = render::human::summary(&outcome, started.elapsed());
+                summary.push_str(&render::human::fix_summary(
                     &outcome,
                     applied,
                     args.unsafe_fixes,
                 ));
+                s.push_str(&fit(summary));
             }
             s
         }

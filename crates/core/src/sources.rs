@@ -32,6 +32,18 @@ pub enum LoadError {
     },
 }
 
+impl LoadError {
+    /// What to do, when the error is a limit the configuration can raise.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            LoadError::TooLarge { .. } => {
+                Some(crate::frontend::parse_help(&self.to_string(), "")).filter(|h| !h.is_empty())
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Thread-safe registry of every file read in a run.
 #[derive(Debug)]
 pub struct Sources {

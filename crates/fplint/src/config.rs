@@ -251,7 +251,7 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
         path: path.to_path_buf(),
         text: String::new(),
-        message: format!("cannot read config file: {e}"),
+        message: format!("cannot read config file {}: {e}", path.display()),
         span: None,
     })?;
     parse(path, &text)

@@ -54,6 +54,7 @@ pub mod placement;
 pub mod plan;
 pub mod render;
 pub mod select;
+pub mod stdin;
 pub mod suppress;
 pub mod walk;
 mod workspace;

@@ -17,10 +17,14 @@ pub fn judge(
     unit: &UnitOutput,
     limits: Limits,
 ) -> Option<Notice> {
-    if !c.explicit || !unit.diagnostics.is_empty() {
+    if !unit.diagnostics.is_empty() {
         return None;
     }
-    if !unit.formats.is_empty() && !near_miss::worth_judging(&file.text) {
+    let recognised = !unit.formats.is_empty();
+    if !c.explicit {
+        return walked(file, unit, limits);
+    }
+    if recognised && !near_miss::worth_judging(&file.text) {
         return None;
     }
     let shown = Some(file.path.clone());
@@ -36,6 +40,39 @@ pub fn judge(
                 .with_help(help),
         ),
         Verdict::Skipped(reason) => Some(Notice::new(NoticeKind::Skipped, shown, reason)),
+    }
+}
+
+/// A walked file's near-miss, gathered with the others into one note
+/// ([`crate::notice::gather_near_misses`]); what else a walk skips is
+/// someone else's file and goes unmentioned.
+fn walked(file: &SourceFile, unit: &UnitOutput, limits: Limits) -> Option<Notice> {
+    use fplint_core::frontend::Format;
+    // A file read as eksctl or CloudFormation was linted. Most others are
+    // manifests: one can only be a `ClusterConfig` in the wrong case (many
+    // mention `eksctl` in labels); the rest are judged when a near-miss
+    // word is in them.
+    let worth = match unit.formats.as_slice() {
+        [] => near_miss::worth_judging(&file.text),
+        formats if formats.iter().all(|f| *f == Format::Kubernetes) => {
+            near_miss::mentions_cluster_config(&file.text)
+        }
+        _ => false,
+    };
+    if !worth {
+        return None;
+    }
+    match near_miss::judge(file, limits) {
+        Verdict::NearMiss {
+            span,
+            message,
+            help,
+        } => Some(
+            Notice::new(NoticeKind::NearMisses, Some(file.path.clone()), message)
+                .with_line(file.line_col(span.start as usize).line)
+                .with_help(help),
+        ),
+        Verdict::Linted | Verdict::Skipped(_) => None,
     }
 }
 

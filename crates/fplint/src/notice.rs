@@ -20,6 +20,12 @@ pub enum NoticeKind {
     NothingToLint,
     /// Workloads that belong to no cluster, so no workload check ran on them.
     Unassigned,
+    /// Files of Helm charts' `templates/` folders: source for Helm, not
+    /// manifests, so not linted until a chart renderer reads them.
+    ChartTemplates,
+    /// Walked files that are almost one of fplint's formats: one note for
+    /// all of them, naming how to see why each was skipped.
+    NearMisses,
 }
 
 impl NoticeKind {
@@ -30,6 +36,8 @@ impl NoticeKind {
             NoticeKind::Skipped => "skipped",
             NoticeKind::NothingToLint => "nothing-to-lint",
             NoticeKind::Unassigned => "unassigned-workloads",
+            NoticeKind::ChartTemplates => "chart-templates",
+            NoticeKind::NearMisses => "near-misses",
         }
     }
 }
@@ -97,4 +105,79 @@ impl Notice {
             _ => String::new(),
         }
     }
+}
+
+/// How many files shown after a count: the rest are summed up.
+const LISTED: usize = 3;
+
+/// `a.yaml, b.yaml and 2 more`.
+fn listing(files: &[String]) -> String {
+    let shown: Vec<&str> = files.iter().take(LISTED).map(String::as_str).collect();
+    match files.len().saturating_sub(LISTED) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The note for files of Helm charts' `templates/` folders, if any.
+pub fn chart_templates(files: &[std::path::PathBuf]) -> Option<Notice> {
+    let shown: Vec<String> = files
+        .iter()
+        .map(|p| fplint_core::sources::display_path(p))
+        .collect();
+    let file = match shown.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    };
+    let what = count(shown.len(), "chart template", "chart templates");
+    let message = match &file {
+        Some(_) => {
+            "a chart template, not rendered yet, so not linted: Helm renders it first".into()
+        }
+        None => format!(
+            "{what} not rendered yet, so not linted: Helm renders them first ({})",
+            listing(&shown)
+        ),
+    };
+    (!shown.is_empty()).then(|| {
+        Notice::new(NoticeKind::ChartTemplates, file, message).with_help(
+            "lint what Helm renders: `helm template CHART | fplint check --stdin-filename out.yaml -`",
+        )
+    })
+}
+
+/// Fold the walked files' near-miss notes into one that counts them and
+/// names the files, which, named on the command line, say why.
+pub fn gather_near_misses(notices: &mut Vec<Notice>) {
+    let (mut near, rest): (Vec<Notice>, Vec<Notice>) = std::mem::take(notices)
+        .into_iter()
+        .partition(|n| n.kind == NoticeKind::NearMisses);
+    *notices = rest;
+    near.sort();
+    let files: Vec<String> = near.iter().filter_map(|n| n.file.clone()).collect();
+    if near.len() <= 1 {
+        // One file: its own reason says it best.
+        notices.append(&mut near);
+        return;
+    }
+    let message = format!(
+        "{} almost one of fplint's formats, so not linted: {}",
+        count(files.len(), "walked file is", "walked files are"),
+        listing(&files)
+    );
+    let names = files
+        .iter()
+        .take(LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    notices.push(
+        Notice::new(NoticeKind::NearMisses, None, message).with_help(format!(
+            "name a file to see why it was not linted: `fplint check {names}`"
+        )),
+    );
 }

@@ -130,9 +130,11 @@ fn row(sources: &Sources, cluster: &Cluster, w: &Workload) -> Row {
     let (requested_vcpu, requested_memory_gb, billed_vcpu, billed_memory_gb) = match request {
         Known::Known(r) => {
             let billed = billed_size(r.cpu_m, r.memory);
-            if !r.any_set {
+            // Sizing is Fargate's: a pod on nodes, or not known to land
+            // on Fargate, gets no note about Fargate sizes.
+            if on_fargate && !r.any_set {
                 notes.push("no CPU or memory requests: Fargate gives 0.25 vCPU / 0.5 GB".into());
-            } else if billed.is_none() {
+            } else if on_fargate && billed.is_none() {
                 notes.push("requests exceed the largest Fargate size (16 vCPU / 120 GB)".into());
             }
             let (bv, bm) = match (on_fargate, billed) {
@@ -224,15 +226,21 @@ fn why_empty(p: &Project) -> String {
         .count();
     let others = p.workloads.len() - unassigned;
     let mut why = Vec::new();
+    // Counts agree with their nouns: "1 of 1 workload belongs".
+    let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     if unassigned > 0 {
         why.push(format!(
-            "{unassigned} of {} workloads belong to no cluster: the run has {} clusters and their folders do not tell which; say so with `[clusters.NAME] paths = [..]` in fplint.toml",
-            p.workloads.len(),
-            p.clusters.len()
+            "{unassigned} of {} to no cluster: the run has {} and their folders do not tell which; say so with `[clusters.NAME] paths = [..]` in fplint.toml",
+            noun(p.workloads.len(), "workload belongs", "workloads belong"),
+            noun(p.clusters.len(), "cluster", "clusters")
         ));
     }
     if others > 0 {
-        why.push(format!("{others} workloads run on other clusters"));
+        why.push(noun(
+            others,
+            "workload runs on another cluster",
+            "workloads run on other clusters",
+        ));
     }
     why.join("; ")
 }

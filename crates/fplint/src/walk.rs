@@ -31,6 +31,32 @@ pub struct Walked {
     /// without an extension, not a file fplint lints), sorted: planning
     /// need not look for one in every folder.
     pub kustomization_dirs: Vec<PathBuf>,
+    /// Files of Helm charts' `templates/` folders, sorted: Go-template
+    /// source, not manifests, left out of `files`.
+    pub chart_templates: Vec<PathBuf>,
+}
+
+/// Whether `path` lies in the `templates/` folder (at any depth) of a
+/// folder that holds `Chart.yaml`: a Helm template, which is not YAML until
+/// Helm renders it, however its first lines look.
+pub fn is_chart_template(path: &Path) -> bool {
+    chart_template_with(path, &mut std::collections::HashMap::new())
+}
+
+/// [`is_chart_template`], remembering what each `templates` folder is.
+fn chart_template_with(path: &Path, known: &mut std::collections::HashMap<PathBuf, bool>) -> bool {
+    path.ancestors().skip(1).any(|dir| {
+        if dir.file_name().is_none_or(|n| n != "templates") {
+            return false;
+        }
+        if let Some(&is) = known.get(dir) {
+            return is;
+        }
+        let chart = dir.parent().unwrap_or(Path::new("")).join("Chart.yaml");
+        let is = chart.is_file();
+        known.insert(dir.to_path_buf(), is);
+        is
+    })
 }
 
 /// Whether a file of this name is read when a folder is walked.
@@ -74,7 +100,16 @@ pub fn walk_to_depth(
                 continue;
             }
         };
+        // Named from inside a chart's `templates/`, the path alone does not
+        // show the chart: its real place does.
+        let inside_chart = |p: &Path| {
+            !is_chart_template(p) && p.canonicalize().is_ok_and(|c| is_chart_template(&c))
+        };
         if meta.is_file() {
+            if inside_chart(arg) {
+                out.chart_templates.push(arg.clone());
+                continue;
+            }
             out.files.push(Candidate {
                 path: arg.clone(),
                 explicit: true,
@@ -116,6 +151,11 @@ pub fn walk_to_depth(
         if files.is_empty() {
             out.empty.push(arg.clone());
         }
+        if !is_chart_template(&arg.join("_")) && is_chart_template(&root.join("_")) {
+            out.chart_templates
+                .extend(files.into_iter().map(|c| c.path));
+            continue;
+        }
         out.files.extend(files);
         out.errors.extend(errors);
         out.kustomization_dirs.extend(kustomizations);
@@ -134,6 +174,16 @@ pub fn walk_to_depth(
             false
         }
     });
+    // Only paths through a `templates` folder are looked at twice.
+    let mut known = std::collections::HashMap::new();
+    let (templates, files): (Vec<Candidate>, Vec<Candidate>) = std::mem::take(&mut out.files)
+        .into_iter()
+        .partition(|c| chart_template_with(&c.path, &mut known));
+    out.files = files;
+    out.chart_templates
+        .extend(templates.into_iter().map(|c| c.path));
+    out.chart_templates.sort();
+    out.chart_templates.dedup();
     out
 }
 
@@ -230,8 +280,11 @@ pub fn walk_sorted_until(
     let entries = builder(root, max_depth)
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
+    let mut known = std::collections::HashMap::new();
     for e in entries.flatten() {
-        if let Some(path) = accept(&e, &canonical_root, &excluded) {
+        if let Some(path) =
+            accept(&e, &canonical_root, &excluded).filter(|p| !chart_template_with(p, &mut known))
+        {
             let listed_file = e.file_type().is_some_and(|t| t.is_file());
             let c = Candidate {
                 path,

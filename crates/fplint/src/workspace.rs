@@ -71,6 +71,8 @@ pub struct Workspace {
     walk_errors: Vec<String>,
     /// Folders given that hold nothing to lint.
     empty: Vec<PathBuf>,
+    /// Files of Helm charts' `templates/`, counted and not linted.
+    chart_templates: Vec<PathBuf>,
     /// Files of the named files' projects read for their clusters, and
     /// their project roots.
     context: crate::context::Context,
@@ -145,6 +147,7 @@ impl Workspace {
             files: Vec::new(),
             walk_errors: Vec::new(),
             empty: Vec::new(),
+            chart_templates: Vec::new(),
             context: crate::context::Context::default(),
             overlays: HashMap::new(),
             calls: Mutex::new(HashMap::new()),
@@ -199,7 +202,9 @@ impl Workspace {
             let (diagnostics, suppressions, unit_notices) = assembled::unit_extras(units());
             let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
+            notices.extend(crate::notice::chart_templates(&self.chart_templates));
             notices.extend(unit_notices);
+            crate::notice::gather_near_misses(&mut notices);
             notices.extend(
                 assembled::unassigned(&project, sources).notice(&project, self.context.partial),
             );
@@ -316,7 +321,10 @@ impl Workspace {
         let mut files = walked.files;
         // Overlays of files not yet on disk stay in the project.
         for p in self.overlays.keys() {
-            if files.binary_search_by(|c| c.path.cmp(p)).is_err() && !self.is_context(p) {
+            if files.binary_search_by(|c| c.path.cmp(p)).is_err()
+                && !self.is_context(p)
+                && !walk::is_chart_template(p)
+            {
                 files.push(overlay_candidate(p));
             }
         }
@@ -324,6 +332,7 @@ impl Workspace {
         self.files = files;
         self.walk_errors = walked.errors;
         self.empty = walked.empty;
+        self.chart_templates = walked.chart_templates;
         self.lock_calls().clear();
         self.refresh(&HashSet::new(), None);
     }
@@ -654,6 +663,10 @@ impl Workspace {
     /// Whether a walk would pick `local` (bar `.gitignore`): a path named
     /// on its own, or a name fplint reads that `exclude` does not drop.
     fn wanted(&self, local: &Path) -> bool {
+        // Helm renders a chart's templates; they are not manifests.
+        if walk::is_chart_template(local) {
+            return false;
+        }
         if self
             .roots
             .iter()

@@ -356,12 +356,14 @@ impl Builder<'_> {
             tree::yaml::parse(&file.text, file.id, self.limits)
         };
         if let Some(err) = parsed.error {
+            let help = super::parse_help(
+                &err.message,
+                "fix the syntax error; fplint checks the rest of the file once it parses",
+            );
             self.diagnostics.push(
                 Diagnostic::parse_error(err.message, err.span)
                     .with_label("here")
-                    .with_help(
-                        "fix the syntax error; fplint checks the rest of the file once it parses",
-                    ),
+                    .with_help(help),
             );
         }
         parsed.documents

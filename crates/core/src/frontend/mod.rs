@@ -232,12 +232,14 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
     }
     if let Some(err) = parsed.error {
         if recognised || looks_recognised(&file.text) {
+            let help = parse_help(
+                &err.message,
+                "fix the syntax error; fplint checks the rest of the file once it parses",
+            );
             out.diagnostics.push(
                 Diagnostic::parse_error(err.message, err.span)
                     .with_label("here")
-                    .with_help(
-                        "fix the syntax error; fplint checks the rest of the file once it parses",
-                    ),
+                    .with_help(help),
             );
         }
     }
@@ -249,6 +251,28 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
         }
     }
     out
+}
+
+/// The help of a parse error: a limit fplint sets against hostile input
+/// (its message names `limits.KEY`) is raised in the configuration, not
+/// fixed in the file; any other error gets `syntax`.
+pub fn parse_help(message: &str, syntax: &str) -> String {
+    match limit_key(message) {
+        Some(key) => format!(
+            "the file is over fplint's `{key}` limit, which guards against hostile input; if the file is genuine, raise `{key}` in the `[limits]` table of fplint.toml"
+        ),
+        None => syntax.to_string(),
+    }
+}
+
+/// The `[limits]` key a message names as `(limits.KEY`.
+pub fn limit_key(message: &str) -> Option<&str> {
+    let at = message.find("(limits.")? + "(limits.".len();
+    let rest = &message[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
 }
 
 fn duplicate_key(key: &str, second: Span, first: Span) -> Diagnostic {

@@ -39,13 +39,31 @@ pub const EKSCTL_API_VERSION: &str = "eksctl.io/v1alpha5";
 /// Whether a named text may be a near-miss and deserves [`judge`], when the
 /// frontends recognised neither an eksctl nor a CloudFormation document in it.
 pub fn worth_judging(text: &str) -> bool {
-    let head = &text.as_bytes()[..text.len().min(64 * 1024)];
-    let has = |needle: &[u8]| {
-        head.windows(needle.len())
-            .any(|w| w.eq_ignore_ascii_case(needle))
-    };
     // `Resources` keeps its case: manifests are full of `resources:`.
-    has(b"eksctl") || has(b"clusterconfig") || head.windows(9).any(|w| w == b"Resources")
+    scan(text, |rest| {
+        starts_with_ci(rest, b"eksctl")
+            || starts_with_ci(rest, b"clusterconfig")
+            || rest.starts_with(b"Resources")
+    })
+}
+
+/// Whether a text names a `ClusterConfig` in any case: the one near-miss a
+/// document read as a Kubernetes object can be.
+pub fn mentions_cluster_config(text: &str) -> bool {
+    scan(text, |rest| starts_with_ci(rest, b"clusterconfig"))
+}
+
+/// Whether `found` holds at some position of the text's first 64 KiB that
+/// starts with `e`, `c` or `R` (the words looked for): one pass, as most
+/// walked files are looked at.
+fn scan(text: &str, found: impl Fn(&[u8]) -> bool) -> bool {
+    let head = &text.as_bytes()[..text.len().min(64 * 1024)];
+    (0..head.len())
+        .any(|i| matches!(head[i], b'e' | b'E' | b'c' | b'C' | b'R') && found(&head[i..]))
+}
+
+fn starts_with_ci(text: &[u8], word: &[u8]) -> bool {
+    text.len() >= word.len() && text[..word.len()].eq_ignore_ascii_case(word)
 }
 
 /// Judge a named YAML or JSON file that produced no finding of its own.

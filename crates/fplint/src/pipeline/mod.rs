@@ -129,6 +129,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut diagnostics = Vec::new();
     let mut suppressions = Vec::new();
     let mut notices = empty_notices(&walked.empty);
+    notices.extend(crate::notice::chart_templates(&walked.chart_templates));
     let mut homes: Vec<Option<PathBuf>> = Vec::new();
     let mut released = 0;
     for batch in jobs.chunks(UNIT_BATCH) {
@@ -155,6 +156,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     );
     diagnostics.extend(found);
     notices.extend(unassigned);
+    crate::notice::gather_near_misses(&mut notices);
     notices.sort();
     Loaded {
         project,

@@ -62,7 +62,8 @@ pub(crate) fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadEr
         }
         _ => {
             let f = sources.add_text(shown, "");
-            Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0))
+            let d = Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0));
+            e.help().into_iter().fold(d, Diagnostic::with_help)
         }
     }
 }

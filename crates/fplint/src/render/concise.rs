@@ -1,6 +1,6 @@
 //! `--format concise`: one line per finding, `file:line:col: FPxxx message`.
 
-use super::place;
+use super::{place, shorten};
 use crate::lint::Report;
 
 /// One line per finding.
@@ -15,7 +15,7 @@ pub fn render(outcome: &Report) -> String {
             p.start.column,
             d.code,
             d.severity.as_str(),
-            d.message
+            shorten(&d.message)
         ));
     }
     // Near-misses set the exit code, so they are listed with the findings.
@@ -26,7 +26,7 @@ pub fn render(outcome: &Report) -> String {
             n.line.unwrap_or(1),
             n.kind.as_str(),
             n.severity().as_str(),
-            n.message
+            shorten(&n.message)
         ));
     }
     s

@@ -318,9 +318,25 @@ fn picture(project: &Project, sources: &Sources) -> Picture {
 
 const HOMELESS_TITLE: &str = "workloads of no known cluster";
 
+/// Characters of a label line drawn whole: names come from the files and
+/// may be any length; longer ones are cut in the middle.
+const LABEL_MAX: usize = 140;
+
+fn clip(s: &str) -> std::borrow::Cow<'_, str> {
+    let n = s.chars().count();
+    if n <= LABEL_MAX {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out: String = s.chars().take(LABEL_MAX - 31).collect();
+    out.push('\u{2026}');
+    out.extend(s.chars().skip(n - 30));
+    std::borrow::Cow::Owned(out)
+}
+
 /// Text for a Mermaid label inside `"…"`: entity codes for what Mermaid or
 /// HTML would read as syntax.
 fn mermaid_text(s: &str) -> String {
+    let s = clip(s);
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
@@ -453,6 +469,7 @@ pub fn mermaid(project: &Project, sources: &Sources) -> String {
 
 /// Text for a DOT double-quoted string.
 fn dot_text(s: &str) -> String {
+    let s = clip(s);
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

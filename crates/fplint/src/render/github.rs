@@ -27,10 +27,10 @@ pub fn render(outcome: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let mut message = d.message.clone();
+        let mut message = super::shorten(&d.message).into_owned();
         if let Some(h) = &d.help {
             message.push_str("\nhelp: ");
-            message.push_str(h);
+            message.push_str(&super::shorten(h));
         }
         if let Some(f) = d.fix.as_ref().filter(|f| f.is_resolved()) {
             message.push_str(&match f.applicability {
@@ -68,10 +68,10 @@ pub fn render(outcome: &Report) -> String {
             props.push(format!("line={l}"));
         }
         props.push(format!("title=fplint {}", n.kind.as_str()));
-        let mut message = n.message.clone();
+        let mut message = super::shorten(&n.message).into_owned();
         if let Some(h) = &n.help {
             message.push_str("\nhelp: ");
-            message.push_str(h);
+            message.push_str(&super::shorten(h));
         }
         s.push_str(&format!(
             "::{kind} {}::{}\n",

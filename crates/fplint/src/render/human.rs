@@ -1,6 +1,6 @@
 //! `--format human`: miette code frames, reading only the lines around each span.
 
-use super::rule_name;
+use super::{rule_name, shorten};
 use crate::lint::Report;
 use fplint_core::{Diagnostic, Severity, SourceFile};
 use miette::{
@@ -20,12 +20,23 @@ use std::sync::Arc;
 struct FileSource {
     file: Arc<SourceFile>,
     stride: usize,
+    /// The real line of the text's first line: a window of long lines
+    /// (see [`Window`]) holds only the lines around the span.
+    line_base: usize,
+    /// Where the primary span really is, for the header, when the text is
+    /// a window.
+    header: Option<fplint_core::LineCol>,
 }
 
 impl FileSource {
     fn new(file: Arc<SourceFile>) -> FileSource {
         let stride = file.text.len() + 1;
-        FileSource { file, stride }
+        FileSource {
+            file,
+            stride,
+            line_base: 0,
+            header: None,
+        }
     }
 
     /// The virtual span of `start..end` at `rank`.
@@ -54,7 +65,7 @@ impl SourceCode for FileSource {
         let end = f.clamp(span.offset() + span.len() - base).max(start);
         if before == 0 && after == 0 {
             // miette asks this way for the header position: report the span itself.
-            let lc = f.line_col(start);
+            let lc = self.header.unwrap_or_else(|| f.line_col(start));
             return Ok(Box::new(MietteSpanContents::new_named(
                 f.path.clone(),
                 &text.as_bytes()[start..end],
@@ -80,7 +91,7 @@ impl SourceCode for FileSource {
             f.path.clone(),
             &text.as_bytes()[s..e],
             SourceSpan::new((base + s).into(), e - s),
-            first,
+            first + self.line_base,
             0,
             last - first + 1,
         )))
@@ -91,18 +102,19 @@ struct Rendered<'a> {
     d: &'a Diagnostic,
     code: String,
     source: Option<FileSource>,
+    labels: Vec<LabeledSpan>,
     help: Option<String>,
 }
 
 impl fmt::Debug for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&shorten(&self.d.message))
     }
 }
 
 impl fmt::Display for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&shorten(&self.d.message))
     }
 }
 
@@ -132,29 +144,134 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let src = self.source.as_ref()?;
-        let d = self.d;
-        let (start, end) = shown(&src.file, d.span.start as usize, d.span.end as usize);
-        let primary = LabeledSpan::new_primary_with_span(
-            Some(d.label.clone().unwrap_or_default()).filter(|l| !l.is_empty()),
-            src.at(0, start, end),
-        );
-        let lines = src.file.lines();
-        let primary_line = lines.line_of(start);
-        let related = d
-            .related
-            .iter()
-            .filter(|r| r.span.file == d.span.file)
-            .map(move |r| {
-                let (s, e) = shown(&src.file, r.span.start as usize, r.span.end as usize);
-                // Close enough to share the primary snippet's context lines.
-                let near = lines.line_of(s).abs_diff(primary_line) <= 2 * CONTEXT_LINES + 1;
-                LabeledSpan::new_with_span(
-                    Some(r.message.clone()),
-                    src.at(usize::from(!near), s, e),
-                )
-            });
-        Some(Box::new(std::iter::once(primary).chain(related)))
+        self.source.as_ref()?;
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+}
+
+/// The labels of a diagnostic drawn in its whole file.
+fn labels(src: &FileSource, d: &Diagnostic) -> Vec<LabeledSpan> {
+    let (start, end) = shown(&src.file, d.span.start as usize, d.span.end as usize);
+    let primary = LabeledSpan::new_primary_with_span(
+        Some(shorten(d.label.as_deref().unwrap_or_default()).into_owned())
+            .filter(|l| !l.is_empty()),
+        src.at(0, start, end),
+    );
+    let lines = src.file.lines();
+    let primary_line = lines.line_of(start);
+    let related = d
+        .related
+        .iter()
+        .filter(|r| r.span.file == d.span.file)
+        .map(|r| {
+            let (s, e) = shown(&src.file, r.span.start as usize, r.span.end as usize);
+            // Close enough to share the primary snippet's context lines.
+            let near = lines.line_of(s).abs_diff(primary_line) <= 2 * CONTEXT_LINES + 1;
+            LabeledSpan::new_with_span(
+                Some(shorten(&r.message).into_owned()),
+                src.at(usize::from(!near), s, e),
+            )
+        });
+    std::iter::once(primary).chain(related).collect()
+}
+
+/// Lines longer than this (in bytes) are shown as a window around the span.
+const LONG_LINE: usize = 200;
+/// The bytes of a long line shown around the span.
+const WINDOW: usize = 120;
+
+/// The lines around a span when one of them is long (a minified JSON
+/// template, a one-line `.tf`): each cut to the same columns around the
+/// span, with an ellipsis where text is left out, as compilers do.
+struct Window {
+    /// The file's lines `first..=last`, cut.
+    source: FileSource,
+    first: usize,
+    last: usize,
+    /// Per line: where it starts in the file, the first byte shown, the
+    /// bytes shown, and where that part starts in the window's text.
+    cuts: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Window {
+    /// The window around `start..end`, if its lines need one.
+    fn around(file: &Arc<SourceFile>, start: usize, end: usize, ascii: bool) -> Option<Window> {
+        let text: &str = &file.text;
+        let lines = file.lines();
+        let line_end = |l: usize| {
+            let e = if l + 1 < lines.line_count() {
+                lines.line_start(l + 1)
+            } else {
+                text.len()
+            };
+            let mut e = e.max(lines.line_start(l));
+            while e > lines.line_start(l) && matches!(text.as_bytes()[e - 1], b'\n' | b'\r') {
+                e -= 1;
+            }
+            e
+        };
+        let first = lines.line_of(start).saturating_sub(CONTEXT_LINES);
+        let last = (lines.line_of(end) + CONTEXT_LINES).min(lines.line_count().saturating_sub(1));
+        if (first..=last).all(|l| line_end(l) - lines.line_start(l) <= LONG_LINE) {
+            return None;
+        }
+        let ellipsis = if ascii { "..." } else { "\u{2026}" };
+        let floor = |mut o: usize| {
+            while o > 0 && !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            o
+        };
+        // The same columns on every line keep the lines aligned.
+        let col = start - lines.line_start(lines.line_of(start));
+        let from = col.saturating_sub(WINDOW / 3);
+        let mut shown = String::new();
+        let mut cuts = Vec::new();
+        for l in first..=last {
+            let (ls, le) = (lines.line_start(l), line_end(l));
+            let s = floor((ls + from).min(le)).max(ls);
+            let e = floor((s + WINDOW).min(le)).max(s);
+            if s > ls {
+                shown.push_str(ellipsis);
+            }
+            cuts.push((ls, s, e - s, shown.len()));
+            shown.push_str(&text[s..e]);
+            if e < le {
+                shown.push_str(ellipsis);
+            }
+            shown.push('\n');
+        }
+        shown.pop();
+        let lc = file.line_col(start);
+        let mut source =
+            FileSource::new(Arc::new(SourceFile::new(file.id, file.path.clone(), shown)));
+        source.line_base = first;
+        source.header = Some(lc);
+        Some(Window {
+            source,
+            first,
+            last,
+            cuts,
+        })
+    }
+
+    /// Where a file offset is in the window's text, if its line is shown.
+    fn map(&self, offset: usize, file: &SourceFile) -> Option<usize> {
+        let l = file.lines().line_of(offset);
+        if l < self.first || l > self.last {
+            return None;
+        }
+        let (_, s, len, at) = self.cuts[l - self.first];
+        Some(at + offset.clamp(s, s + len) - s)
+    }
+
+    /// Whether a file offset is inside the shown part of its line.
+    fn shows(&self, offset: usize, file: &SourceFile) -> bool {
+        let l = file.lines().line_of(offset);
+        (self.first..=self.last).contains(&l) && {
+            let (_, s, len, _) = self.cuts[l - self.first];
+            (s..=s + len).contains(&offset)
+        }
     }
 }
 
@@ -191,6 +308,13 @@ pub fn auto_color(stdout_is_terminal: bool) -> bool {
 /// The width to wrap at: `COLUMNS` when set, else the terminal's, else 100
 /// (piped or written to a file).
 pub fn terminal_width(stdout_is_terminal: bool) -> usize {
+    summary_width(stdout_is_terminal).unwrap_or(100)
+}
+
+/// The width summary lines are wrapped at ([`fit`]): `COLUMNS` when set,
+/// else the terminal's; piped or written to a file, a line stays one line,
+/// for `grep`.
+pub fn summary_width(stdout_is_terminal: bool) -> Option<usize> {
     let columns = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
@@ -202,7 +326,13 @@ pub fn terminal_width(stdout_is_terminal: bool) -> usize {
             .map(|(w, _)| usize::from(w.0))
     };
     // Narrower than this, code frames are unreadable whatever is done.
-    columns.or_else(tty).unwrap_or(100).max(40)
+    columns.or_else(tty).map(|w| w.max(40))
+}
+
+/// Whether frames are drawn in ASCII: `TERM=dumb` terminals (and the
+/// consoles that set it) cannot show box-drawing characters.
+pub fn ascii_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
 }
 
 /// How the human format looks.
@@ -211,37 +341,63 @@ pub struct HumanOptions {
     pub color: bool,
     /// The width to wrap at, in columns.
     pub width: usize,
+    /// Frames in ASCII rather than box-drawing characters.
+    pub ascii: bool,
 }
 
 /// Code frames for every finding, then a summary.
 pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
-    let mut theme = if opts.color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
+    let mut theme = match (opts.ascii, opts.color) {
+        (true, true) => GraphicalTheme::ascii(),
+        (true, false) => GraphicalTheme::none(),
+        (false, true) => GraphicalTheme::unicode(),
+        (false, false) => GraphicalTheme::unicode_nocolor(),
     };
-    // The word survives copy and paste and screen readers; the glyph alone does not.
-    theme.characters.error = "× error:".into();
-    theme.characters.warning = "⚠ warning:".into();
-    theme.characters.advice = "☞ info:".into();
+    if opts.ascii {
+        theme.characters = miette::ThemeCharacters::ascii();
+        theme.characters.error = "x error:".into();
+        theme.characters.warning = "! warning:".into();
+        theme.characters.advice = "i info:".into();
+    } else {
+        // The word survives copy and paste and screen readers; the glyph alone does not.
+        theme.characters.error = "× error:".into();
+        theme.characters.warning = "⚠ warning:".into();
+        theme.characters.advice = "☞ info:".into();
+    }
+    // Lines break at spaces only: a key, taint, path or ARN stays whole,
+    // even when longer than the line.
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width)
         .with_links(false)
-        .with_context_lines(CONTEXT_LINES);
+        .with_context_lines(CONTEXT_LINES)
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .with_break_words(false);
     let mut out = String::new();
     for d in &outcome.diagnostics {
         let file = outcome.file(d);
-        // Related places in other files go into the footer.
+        let window = file.as_ref().and_then(|f| {
+            let (start, end) = shown(f, d.span.start as usize, d.span.end as usize);
+            Window::around(f, start, end, opts.ascii)
+        });
+        // Related places in other files, or outside a window, go into the footer.
+        let outside = |r: &&fplint_core::Related| match (&window, &file) {
+            (Some(w), Some(f)) => r.span.file == d.span.file && !w.shows(r.span.start as usize, f),
+            _ => false,
+        };
         let elsewhere: Vec<String> = d
             .related
             .iter()
-            .filter(|r| r.span.file != d.span.file)
+            .filter(|r| r.span.file != d.span.file || outside(r))
             .filter_map(|r| {
                 let f = outcome.sources.get(r.span.file)?;
                 let lc = f.line_col(r.span.start as usize);
                 Some(format!(
                     "{}:{}:{}: {}",
-                    f.path, lc.line, lc.column, r.message
+                    f.path,
+                    lc.line,
+                    lc.column,
+                    shorten(&r.message)
                 ))
             })
             .collect();
@@ -256,7 +412,8 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
                 }
             });
         let elsewhere: Vec<String> = elsewhere.into_iter().chain(fix_line).collect();
-        let help = match (&d.help, elsewhere.is_empty()) {
+        let d_help = d.help.as_deref().map(|h| shorten(h).into_owned());
+        let help = match (&d_help, elsewhere.is_empty()) {
             (Some(h), true) => Some(h.clone()),
             (h, false) => Some(
                 h.iter()
@@ -273,20 +430,74 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
             ),
             (None, true) => None,
         };
+        let labels_in_window = match (&window, &file) {
+            (Some(w), Some(f)) => Some(windowed_labels(w, f, d, &outside)),
+            _ => None,
+        };
+        let (source, labels) = match (window, labels_in_window) {
+            (Some(w), Some(labels)) => (Some(w.source), labels),
+            _ => match file.map(FileSource::new) {
+                Some(src) => {
+                    let labels = labels(&src, d);
+                    (Some(src), labels)
+                }
+                None => (None, Vec::new()),
+            },
+        };
         let rendered = Rendered {
             d,
             code: format!("{} {}", d.code, rule_name(d.code)),
-            source: file.map(FileSource::new),
+            source,
+            labels,
             help,
         };
         if handler.render_report(&mut out, &rendered).is_err() {
-            out.push_str(&format!("{}: {}\n", rendered.code, d.message));
+            out.push_str(&format!("{}: {}\n", rendered.code, shorten(&d.message)));
         }
         out.push('\n');
     }
     // Near-misses set the exit code: shown with the findings, even `--quiet`.
     for n in outcome.notices.iter().filter(|n| n.counts()) {
         out.push_str(&notice(n));
+    }
+    out
+}
+
+/// The labels of a diagnostic drawn in a window of its lines; related
+/// places `outside` it are in the footer instead.
+fn windowed_labels(
+    w: &Window,
+    f: &SourceFile,
+    d: &Diagnostic,
+    outside: &dyn Fn(&&fplint_core::Related) -> bool,
+) -> Vec<LabeledSpan> {
+    let (start, end) = shown(f, d.span.start as usize, d.span.end as usize);
+    let at = |s: usize, e: usize| -> Option<SourceSpan> {
+        let s2 = w.map(s, f)?;
+        let e2 = w.map(e, f).filter(|&e2| e2 >= s2).unwrap_or(s2);
+        Some(w.source.at(0, s2, e2))
+    };
+    let mut out: Vec<LabeledSpan> = at(start, end)
+        .map(|span| {
+            LabeledSpan::new_primary_with_span(
+                Some(shorten(d.label.as_deref().unwrap_or_default()).into_owned())
+                    .filter(|l| !l.is_empty()),
+                span,
+            )
+        })
+        .into_iter()
+        .collect();
+    for r in d.related.iter().filter(|r| r.span.file == d.span.file) {
+        if outside(&r) {
+            continue;
+        }
+        let (s, e) = shown(f, r.span.start as usize, r.span.end as usize);
+        if let Some(span) = at(s, e) {
+            out.push(LabeledSpan::new_with_span(
+                Some(shorten(&r.message).into_owned()),
+                span,
+            ));
+        }
     }
     out
 }
@@ -301,7 +512,7 @@ fn notice(n: &crate::notice::Notice) -> String {
             Severity::Info => "note",
         },
     };
-    let mut s = format!("{head}: {}{}\n", n.place(), n.message);
+    let mut s = format!("{head}: {}{}\n", n.place(), shorten(&n.message));
     if let Some(h) = &n.help {
         for (i, line) in h.lines().enumerate() {
             s.push_str(if i == 0 { "  help: " } else { "        " });
@@ -353,6 +564,13 @@ pub fn summary(outcome: &Report, elapsed: std::time::Duration) -> String {
         )
     };
     let near = outcome.notices.iter().filter(|n| n.counts()).count();
+    if e + w + i == 0 && near == 0 && outcome.files_scanned == 0 && !outcome.errors.is_empty() {
+        // Nothing was read: "no problems" would read like a clean pass.
+        return format!(
+            "{notes}fplint could not read {}: nothing was linted.\n",
+            plural(outcome.errors.len(), "path")
+        );
+    }
     if e + w + i == 0 && near == 0 {
         return format!("{notes}{incomplete}No problems found in {files} ({ms:.0} ms).\n");
     }
@@ -416,6 +634,50 @@ pub fn fix_summary(outcome: &Report, applied: usize, unsafe_fixes: bool) -> Stri
         (s, u, false) => out.push_str(&format!(
             "{s} fixable with `--fix` ({u} more with `--unsafe-fixes`).\n"
         )),
+    }
+    out
+}
+
+/// Stands for a space that does not break a line while wrapping.
+const NO_BREAK: char = '\u{a0}';
+
+/// `text` with every line longer than `width` columns wrapped at spaces, a
+/// word never broken; continued lines are indented under their first.
+pub fn fit(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.chars().count() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let rest = &line[indent..];
+        // `help: ` continues under the help's text.
+        let hang = indent + if rest.starts_with("help: ") { 6 } else { 2 };
+        let hang = " ".repeat(hang.min(width / 2));
+        let opts = textwrap::Options::new(width)
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation)
+            .break_words(false)
+            .subsequent_indent(&hang);
+        // A `code span` is one word: a command or key breaks nowhere.
+        let mut in_code = false;
+        let joined: String = line
+            .chars()
+            .map(|c| {
+                in_code ^= c == '`';
+                if c == ' ' && in_code {
+                    NO_BREAK
+                } else {
+                    c
+                }
+            })
+            .collect();
+        for part in textwrap::wrap(&joined, opts) {
+            out.push_str(&part.trim_end().replace(NO_BREAK, " "));
+            out.push('\n');
+        }
     }
     out
 }

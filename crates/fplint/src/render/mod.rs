@@ -38,6 +38,43 @@ pub fn place(outcome: &Report, d: &Diagnostic) -> Place {
     }
 }
 
+/// Characters of a `code span` shown before an ellipsis: messages quote
+/// values from the files, which may be any length. Helps quote what to
+/// write (a toleration, a command) well below this, whole.
+const CODE_HEAD: usize = 100;
+/// Characters shown after it.
+const CODE_TAIL: usize = 40;
+
+/// `text` with every `code span` longer than fits a line cut in its middle,
+/// for the formats people read; JSON and SARIF keep values whole.
+pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    let long = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .any(|code| code.chars().count() > CODE_HEAD + CODE_TAIL + 1);
+    if !long {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let parts: Vec<&str> = text.split('`').collect();
+    let closed = parts.len() - usize::from(parts.len().is_multiple_of(2));
+    let mut out = String::with_capacity(text.len().min(1024));
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let n = part.chars().count();
+        if i % 2 == 1 && i < closed && n > CODE_HEAD + CODE_TAIL + 1 {
+            out.extend(part.chars().take(CODE_HEAD));
+            out.push('\u{2026}');
+            out.extend(part.chars().skip(n - CODE_TAIL));
+        } else {
+            out.push_str(part);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The rule name for a code (`FP001` → `coredns-selector-labels`).
 pub fn rule_name(code: &str) -> &'static str {
     fplint_rules::find(code).map_or("unknown", |r| r.name)
@@ -119,4 +156,26 @@ pub fn config_error(e: &crate::config::ConfigError) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn long_code_spans_are_cut_in_the_middle() {
+        assert_eq!(shorten("profile `apps` here"), "profile `apps` here");
+        let long = format!("a `{}{}` b", "x".repeat(200), "yz");
+        let short = shorten(&long);
+        assert_eq!(
+            short,
+            format!("a `{}\u{2026}{}yz` b", "x".repeat(100), "x".repeat(38))
+        );
+        let toleration =
+            "add `{key: eks.amazonaws.com/compute-type, operator: Equal, value: fargate, effect: NoSchedule}`";
+        assert_eq!(shorten(toleration), toleration);
+        // An unclosed backtick is text.
+        let open = format!("a `{}", "x".repeat(200));
+        assert_eq!(shorten(&open), open);
+    }
 }

@@ -227,10 +227,10 @@ pub fn render(outcome: &Report, opts: &SummaryOptions) -> String {
         s.push_str("| Severity | Where | Message |\n|---|---|---|\n");
         for d in list.iter().take(MAX_ROWS_PER_RULE) {
             let p = place(outcome, d);
-            let mut message = md_cell(&d.message);
+            let mut message = md_cell(&super::shorten(&d.message));
             if let Some(h) = &d.help {
                 message.push_str("<br>help: ");
-                message.push_str(&md_cell(h));
+                message.push_str(&md_cell(&super::shorten(h)));
             }
             s.push_str(&format!(
                 "| {} | {} | {message} |\n",
@@ -254,10 +254,10 @@ pub fn render(outcome: &Report, opts: &SummaryOptions) -> String {
                 (Some(f), None) => md_text(f),
                 _ => String::new(),
             };
-            let mut note = md_cell(&n.message);
+            let mut note = md_cell(&super::shorten(&n.message));
             if let Some(h) = &n.help {
                 note.push_str("<br>help: ");
-                note.push_str(&md_cell(h));
+                note.push_str(&md_cell(&super::shorten(h)));
             }
             s.push_str(&format!("| {} | {at} | {note} |\n", word(n.severity())));
         }

@@ -566,10 +566,14 @@ fn parse_files(files: &[Arc<SourceFile>], diags: &mut Vec<Diagnostic>) -> Vec<Pa
 fn parse_json_file(f: &Arc<SourceFile>, diags: &mut Vec<Diagnostic>) -> Option<ParsedFile> {
     let parsed = crate::tree::json::parse(&f.text, f.id, Limits::default());
     if let Some(e) = parsed.error {
+        let help = crate::frontend::parse_help(
+            &e.message,
+            "fix the syntax error; fplint checks the module once it parses",
+        );
         diags.push(
             Diagnostic::parse_error(format!("invalid JSON: {}", e.message), e.span)
                 .with_label("here")
-                .with_help("fix the syntax error; fplint checks the module once it parses"),
+                .with_help(help),
         );
         return None;
     }
