@@ -354,10 +354,18 @@ impl Cluster {
             Some(n) => n,
             // Terraform keys are `terraform:<folder>:<address>`; the folder is
             // already in the finding's file name.
-            None => match self.key.strip_prefix("terraform:") {
-                Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
-                None => &self.key,
-            },
+            None => {
+                // A key made distinct by `crate::join` carries a suffix.
+                let key = self
+                    .key
+                    .split(crate::join::KEY_SEPARATOR)
+                    .next()
+                    .unwrap_or(&self.key);
+                match key.strip_prefix("terraform:") {
+                    Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
+                    None => key,
+                }
+            }
         }
     }
 }
