@@ -281,6 +281,8 @@ impl Assembled {
             if let Some(slot) = p.clusters.get_mut(first + j) {
                 // The key the join made distinct stays.
                 c.key = slot.key.clone();
+                c.shown_file = slot.shown_file.clone();
+                c.name_shared = slot.name_shared;
                 **slot = c;
             }
             if let Some(slot) = self.capped.get_mut(first + j) {

@@ -26,7 +26,24 @@ pub(crate) fn join(project: &mut Project, sources: &Sources) -> fplint_core::joi
                 .collect(),
         )
     };
-    fplint_core::join::join_clusters_near(project, &folder)
+    let joined = fplint_core::join::join_clusters_near(project, &folder);
+    name_files(project, sources);
+    joined
+}
+
+/// Tell each cluster the file that defines it, and whether another cluster
+/// has its name, for the messages that name it.
+pub(crate) fn name_files(project: &mut Project, sources: &Sources) {
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for c in &project.clusters {
+        if let Some(n) = c.name.known() {
+            *count.entry(n.clone()).or_default() += 1;
+        }
+    }
+    for c in &mut project.clusters {
+        c.shown_file = sources.peek(c.loc.span.file).map(|f| f.path.clone());
+        c.name_shared = c.name.known().is_some_and(|n| count.get(n) > Some(&1));
+    }
 }
 
 /// The `[clusters]` table that speaks of `cluster`: `"NAME@REGION"` before

@@ -207,20 +207,14 @@ fn read_pod_identities(doc: &Node, key: &str, out: &mut UnitOutput) {
     }
 }
 
-/// A config with nothing but `metadata` and `fargateProfiles`: what `eksctl
-/// create fargateprofile -f` takes for an existing cluster. `eksctl create
-/// cluster -f` takes it too, so it cannot tell whether the cluster has nodes.
-/// Any other section (`vpc`, `iam`, `addons`, `availabilityZones`, even an
-/// empty `nodeGroups`) belongs to the cluster's own definition.
+/// A partial config with profiles and no node groups: what `eksctl create
+/// fargateprofile -f` takes for an existing cluster. `eksctl create cluster
+/// -f` takes it too, so it cannot tell whether the cluster has nodes. Any
+/// section only `create cluster` reads (`vpc`, `addons`, `iam.withOIDC`,
+/// `availabilityZones`, even an empty `nodeGroups`) makes it the cluster's
+/// own definition.
 fn is_fragment(doc: &Node) -> bool {
-    doc.as_map().is_some_and(|entries| {
-        entries.iter().all(|e| {
-            matches!(
-                e.key.scalar(),
-                Some("apiVersion" | "kind" | "metadata" | "fargateProfiles")
-            )
-        })
-    })
+    partial(doc) && doc.get("nodeGroups").is_none() && doc.get("managedNodeGroups").is_none()
 }
 
 /// EKS Auto Mode (`autoModeConfig.enabled: true`) runs EC2 nodes for the
