@@ -88,6 +88,46 @@ pub struct Unassigned {
     /// The run's clusters as the note names them: name, region and the
     /// file that defines each, sorted.
     pub clusters: Vec<(String, Option<String>, String)>,
+    /// Clusters known only from profiles for `eksctl create fargateprofile`
+    /// that workloads run on: the cluster as named, its file, the
+    /// `[clusters]` key and how many workloads.
+    pub unknown_capacity: Vec<(String, String, String, usize)>,
+}
+
+/// The clusters of `project` known only from a partial eksctl config, with
+/// no capacity known, that workloads of the run are given to.
+fn unknown_capacity(project: &Project, sources: &Sources) -> Vec<(String, String, String, usize)> {
+    let mut out: Vec<_> = project
+        .clusters
+        .iter()
+        .filter(|c| {
+            c.provisioner == fplint_core::model::Provisioner::Eksctl
+                && !c.defined
+                && matches!(c.capacity, fplint_core::model::Capacity::Unknown)
+        })
+        .filter_map(|c| {
+            let name = c.name.known()?;
+            let n = project
+                .workloads
+                .iter()
+                .filter(|w| w.cluster_key.as_deref() == Some(c.key.as_str()))
+                .count();
+            if n == 0 {
+                return None;
+            }
+            let file = sources
+                .peek(c.loc.span.file)
+                .map(|f| f.path.clone())
+                .unwrap_or_default();
+            let table = match c.region.as_ref().and_then(|r| r.known()) {
+                Some(r) if c.name_shared => format!("{name}@{r}"),
+                _ => name.clone(),
+            };
+            Some((name.clone(), file, toml_key(&table), n))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The clusters of `project` as notes name them, sorted.
@@ -188,6 +228,7 @@ pub(crate) fn assign_by(
     if left.count > 0 {
         left.clusters = named_clusters(project, sources);
     }
+    left.unknown_capacity = unknown_capacity(project, sources);
     left
 }
 
@@ -338,13 +379,42 @@ impl Unassigned {
         if left.count > 0 {
             left.clusters = named_clusters(project, sources);
         }
+        left.unknown_capacity = unknown_capacity(project, sources);
         left
     }
 
     /// The run-level note, when clusters exist but some workloads belong to
     /// none of them (with no cluster in the run there is nothing to suggest).
     /// `partial`: the cluster search stopped early, so the count is a floor.
-    pub fn notice(&self, project: &Project, partial: bool) -> Option<Notice> {
+    /// With them, one note per cluster whose capacity a partial config
+    /// leaves unknown while workloads run on it.
+    pub fn notice(&self, project: &Project, partial: bool) -> Vec<Notice> {
+        let mut out: Vec<Notice> = self
+            .unknown_capacity
+            .iter()
+            .map(|(name, file, table, n)| {
+                let (items, them) = if *n == 1 {
+                    ("1 workload runs".to_string(), "it")
+                } else {
+                    (format!("{n} workloads run"), "them")
+                };
+                Notice::new(
+                    NoticeKind::UnknownCapacity,
+                    None,
+                    format!(
+                        "{items} on cluster `{name}` ({file}), known only from profiles for `eksctl create fargateprofile`: whether it has EC2 nodes is unknown, so no check that needs its capacity ran on {them}"
+                    ),
+                )
+                .with_help(format!(
+                    "declare its capacity in fplint.toml, or lint it with the config that creates it, e.g.\n[clusters.{table}]\nec2-capacity = false  # true when it has EC2 nodes"
+                ))
+            })
+            .collect();
+        out.extend(self.unassigned_notice(project, partial));
+        out
+    }
+
+    fn unassigned_notice(&self, project: &Project, partial: bool) -> Option<Notice> {
         if self.count == 0 || project.clusters.is_empty() {
             return None;
         }

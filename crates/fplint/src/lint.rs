@@ -425,7 +425,7 @@ pub(crate) fn finish_project(
     limits: Limits,
     homes: &[Option<PathBuf>],
     partial: bool,
-) -> (Vec<Diagnostic>, Option<Notice>) {
+) -> (Vec<Diagnostic>, Vec<Notice>) {
     let joined = crate::assign::join(project, sources);
     // Homes are by index before the join; clusters joined away shift the rest.
     let homes: Vec<Option<PathBuf>> = if homes.is_empty() {

@@ -1,6 +1,7 @@
 //! Run-level notices: what a run has to say that is not a finding on a
 //! line of a linted file. A named file that was not linted (and why), a path
-//! with nothing to lint, workloads that could not be given a cluster. Every
+//! with nothing to lint, workloads that could not be given a cluster or
+//! whose cluster's capacity is unknown. Every
 //! renderer shows them, so that no run passes silently.
 
 use fplint_core::Severity;
@@ -20,6 +21,9 @@ pub enum NoticeKind {
     NothingToLint,
     /// Workloads that belong to no cluster, so no workload check ran on them.
     Unassigned,
+    /// Workloads whose cluster is known only from a partial config, so
+    /// whether it has EC2 nodes is unknown.
+    UnknownCapacity,
 }
 
 impl NoticeKind {
@@ -30,6 +34,7 @@ impl NoticeKind {
             NoticeKind::Skipped => "skipped",
             NoticeKind::NothingToLint => "nothing-to-lint",
             NoticeKind::Unassigned => "unassigned-workloads",
+            NoticeKind::UnknownCapacity => "unknown-capacity",
         }
     }
 }
