@@ -806,7 +806,7 @@ fn a_named_base_file_is_checked_as_its_overlays_build_it() {
     );
     assert_eq!(
         stdout(&o),
-        "overlays/dev/kustomization.yaml:2:12: FP011 [error] Deployment `web` (overlay `overlays/dev`) in namespace `dev` matches no Fargate profile of cluster `shop`, which has no nodes: its pods stay Pending\n"
+        "overlays/dev/kustomization.yaml:2:12: FP011 [error] Deployment `web` (overlay `overlays/dev`) in namespace `dev` matches no Fargate profile of cluster `shop` (cluster.yaml), which has no nodes: its pods stay Pending\n"
     );
     assert_eq!(o.status.code(), Some(1));
     // Paths are shown as given, from a folder below the project.
@@ -835,7 +835,7 @@ fn a_kustomization_without_extension_is_built_when_walked_and_when_named() {
     // The dev overlay's kustomization spelt `Kustomization`, as kustomize allows.
     let dev = dir.path().join("overlays/dev");
     std::fs::rename(dev.join("kustomization.yaml"), dev.join("Kustomization")).unwrap();
-    let want = "overlays/dev/Kustomization:2:12: FP011 [error] Deployment `web` (overlay `overlays/dev`) in namespace `dev` matches no Fargate profile of cluster `shop`, which has no nodes: its pods stay Pending\n";
+    let want = "overlays/dev/Kustomization:2:12: FP011 [error] Deployment `web` (overlay `overlays/dev`) in namespace `dev` matches no Fargate profile of cluster `shop` (cluster.yaml), which has no nodes: its pods stay Pending\n";
     // The walk reports the folder, which holds no other file: before, only
     // folders with files to lint were looked in, and this build was missed.
     let o = fplint(&["check", "--format", "concise", "."], dir.path());

@@ -311,7 +311,7 @@ spec:
     );
     assert_eq!(
         stdout(&o),
-        "k8s/api.yaml:5:14: FP011 [error] Deployment `api` in namespace `web` matches no Fargate profile of cluster `shop`, which has no nodes: its pods stay Pending\n"
+        "k8s/api.yaml:5:14: FP011 [error] Deployment `api` in namespace `web` matches no Fargate profile of cluster `shop` (cluster.yaml), which has no nodes: its pods stay Pending\n"
     );
     // A Terraform file is read with the other files of its module, the
     // stdin text in its place: its profile overlaps the sibling's (FP010),

@@ -129,6 +129,8 @@ fields!(Cluster {
     helm_releases,
     execution_roles,
     authentication_mode,
+    shown_file,
+    name_shared,
 });
 fields!(ExecutionRole {
     profiles,

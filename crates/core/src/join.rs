@@ -6,6 +6,7 @@
 //! rules see one cluster and manifests can belong to it.
 
 use crate::model::{Capacity, Cluster, FargateProfile, Known, Project, Provisioner};
+use crate::source::FileId;
 use std::collections::HashMap;
 
 /// What [`join_clusters`] did, for a caller that keeps the project and
@@ -31,34 +32,56 @@ impl Joined {
     }
 }
 
-/// Join the clusters of `project` that describe the same cluster.
+/// Join the clusters of `project` that describe the same cluster, knowing
+/// nothing of where files lie: a partial config joins a definition only
+/// when exactly one fits.
 pub fn join_clusters(project: &mut Project) -> Joined {
+    join_clusters_near(project, &|_| None)
+}
+
+/// Join the clusters of `project` that describe the same cluster.
+/// `folder` gives the folder of a file, as `/`-separated components, so a
+/// partial config joins the definition nearest it.
+///
+/// Whole definitions (what `eksctl create cluster -f` reads) join only
+/// their identical copies: two versions of one cluster (a broken and a
+/// fixed one, a variant) stay two clusters, each with its own parts.
+/// Partial configs (profiles for `eksctl create fargateprofile`, node
+/// groups for `eksctl create nodegroup`, a profile resource naming a
+/// cluster) join the nearest definition of their cluster. What is decided
+/// depends on no file's name or place in the run, only on folders.
+pub fn join_clusters_near(
+    project: &mut Project,
+    folder: &dyn Fn(FileId) -> Option<Vec<String>>,
+) -> Joined {
+    let joined = join_parts(project, folder);
+    distinct_keys(project);
+    joined
+}
+
+fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<String>>) -> Joined {
     let n = project.clusters.len();
-    // `into[i] = Some(j)`: cluster i is joined into cluster j (j < i or a
-    // defined cluster); decided first, applied in index order.
+    // `into[i] = Some(j)`: cluster i is joined into cluster j, a root.
     let mut into: Vec<Option<usize>> = vec![None; n];
 
-    // eksctl configs with the same name and region, definitions first.
-    let mut first_of: HashMap<(&str, &str, bool), usize> = HashMap::new();
+    // Identical copies of one eksctl definition: one cluster, kept at the
+    // first copy.
+    let mut copies: HashMap<String, usize> = HashMap::new();
     for (i, c) in project.clusters.iter().enumerate() {
-        if c.provisioner != Provisioner::Eksctl {
+        if c.provisioner != Provisioner::Eksctl || !c.defined {
             continue;
         }
-        let (Some(name), Some(region)) = (c.name.known(), region(c)) else {
-            continue;
-        };
-        match first_of.get(&(name.as_str(), region, c.defined)) {
-            Some(&j) if compatible(c, &project.clusters[j]) => into[i] = Some(j),
-            Some(_) => {}
+        let Some(sig) = cluster_sig(c) else { continue };
+        match copies.get(&sig) {
+            Some(&j) => into[i] = Some(j),
             None => {
-                first_of.insert((name.as_str(), region, c.defined), i);
+                copies.insert(sig, i);
             }
         }
     }
 
-    // A cluster only referenced (a profile-only file, a profile resource
-    // naming a cluster by a literal) joins the one defined cluster of that
-    // name, when there is exactly one and the regions do not disagree.
+    // Every partial or referenced cluster joins the nearest definition of
+    // its name (and region, where both say) that it does not contradict.
     let mut defined_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, c) in project.clusters.iter().enumerate() {
         if c.defined && into[i].is_none() {
@@ -67,6 +90,14 @@ pub fn join_clusters(project: &mut Project) -> Joined {
             }
         }
     }
+    let folders: Vec<Option<Vec<String>>> = project
+        .clusters
+        .iter()
+        .map(|c| folder(c.loc.span.file))
+        .collect();
+    // Partial eksctl configs no definition takes: one fragment per name and
+    // region.
+    let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
     for (i, c) in project.clusters.iter().enumerate() {
         if c.defined {
             continue;
@@ -81,10 +112,27 @@ pub fn join_clusters(project: &mut Project) -> Joined {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             })
+            .filter(|&j| compatible(c, &project.clusters[j]))
             .collect();
-        if let [j] = candidates.as_slice() {
-            if compatible(c, &project.clusters[*j]) {
-                into[i] = Some(*j);
+        if let Some(j) = nearest(&candidates, folders[i].as_deref(), &folders) {
+            into[i] = Some(j);
+        } else if candidates.is_empty() && c.provisioner == Provisioner::Eksctl {
+            fragments
+                .entry((name.as_str(), region(c)))
+                .or_default()
+                .push(i);
+        }
+    }
+    // They join when no two contradict each other, whatever their order.
+    for group in fragments.values() {
+        let agree = group.iter().enumerate().all(|(k, &a)| {
+            group[k + 1..]
+                .iter()
+                .all(|&b| compatible(&project.clusters[a], &project.clusters[b]))
+        });
+        if let (true, [first, rest @ ..]) = (agree, group.as_slice()) {
+            for &i in rest {
+                into[i] = Some(*first);
             }
         }
     }
@@ -171,6 +219,60 @@ pub fn join_clusters(project: &mut Project) -> Joined {
     }
 }
 
+/// The separator of a cluster's key and what tells it from another cluster
+/// of the same name; never in a cluster name.
+pub const KEY_SEPARATOR: char = '\u{0}';
+
+/// Give each cluster its own key: clusters of one name that stay apart (two
+/// regions, two versions of one config) are two clusters. What named the
+/// shared key goes to the cluster described in its file, or to none, for
+/// assignment to decide.
+fn distinct_keys(project: &mut Project) {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for c in &project.clusters {
+        *count.entry(c.key.as_str()).or_default() += 1;
+    }
+    let shared: std::collections::HashSet<String> = count
+        .into_iter()
+        .filter(|&(_, n)| n > 1)
+        .map(|(k, _)| k.to_string())
+        .collect();
+    if shared.is_empty() {
+        return;
+    }
+    // (old key, file) -> new key, for every file that describes the cluster.
+    let mut by_file: HashMap<(String, FileId), String> = HashMap::new();
+    for c in &mut project.clusters {
+        if !shared.contains(&c.key) {
+            continue;
+        }
+        let old = std::mem::take(&mut c.key);
+        c.key = format!(
+            "{old}{KEY_SEPARATOR}{}:{}",
+            c.loc.span.file.0, c.loc.span.start
+        );
+        for at in std::iter::once(&c.loc).chain(&c.also_described_at) {
+            by_file
+                .entry((old.clone(), at.span.file))
+                .or_insert_with(|| c.key.clone());
+        }
+    }
+    let fix = |k: &mut Option<String>, file: FileId| {
+        if let Some(old) = k.as_ref().filter(|k| shared.contains(*k)) {
+            *k = by_file.get(&(old.clone(), file)).cloned();
+        }
+    };
+    for w in &mut project.workloads {
+        fix(&mut w.cluster_key, w.loc.span.file);
+    }
+    for a in &mut project.aws_auth {
+        fix(&mut a.cluster_key, a.loc.span.file);
+    }
+    for a in &mut project.pod_identities {
+        fix(&mut a.cluster_key, a.loc.span.file);
+    }
+}
+
 /// Parts of one cluster never define a profile name twice, differently: two
 /// configs that do are alternatives (a broken and a fixed version), not one
 /// cluster described in two files.
@@ -187,6 +289,74 @@ fn compatible(a: &Cluster, b: &Cluster) -> bool {
                 sig.is_some() && sig == profile_sig(q)
             })
     })
+}
+
+/// Of `candidates`, the one whose folder shares the most leading folders
+/// with `from`; `None` when two share as many (or nothing tells them apart).
+fn nearest(
+    candidates: &[usize],
+    from: Option<&[String]>,
+    folders: &[Option<Vec<String>>],
+) -> Option<usize> {
+    if let [only] = candidates {
+        return Some(*only);
+    }
+    let from = from?;
+    let shared = |j: usize| {
+        folders.get(j).and_then(Option::as_deref).map_or(0, |f| {
+            f.iter().zip(from).take_while(|(a, b)| a == b).count()
+        })
+    };
+    let best = candidates.iter().map(|&j| shared(j)).max()?;
+    match candidates
+        .iter()
+        .filter(|&&j| shared(j) == best)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [one] => Some(**one),
+        _ => None,
+    }
+}
+
+/// Everything a whole definition says, without where it says it; `None`
+/// when a profile is not fully known (unknowns are never the same).
+fn cluster_sig(c: &Cluster) -> Option<String> {
+    let mut profiles: Vec<String> = c
+        .fargate_profiles
+        .iter()
+        .map(profile_sig)
+        .collect::<Option<_>>()?;
+    profiles.sort();
+    let mut groups: Vec<String> = c
+        .node_groups
+        .iter()
+        .map(|g| Some(format!("{}:{}", g.name.known()?, g.managed)))
+        .collect::<Option<_>>()?;
+    groups.sort();
+    let mut addons: Vec<String> = c
+        .addons
+        .iter()
+        .map(|a| a.name.known().cloned())
+        .collect::<Option<_>>()?;
+    addons.sort();
+    let text = |v: &Option<crate::model::Located<String>>| {
+        v.as_ref()
+            .map_or(Some(String::new()), |l| l.known().cloned())
+    };
+    Some(format!(
+        "{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
+        c.name.known()?,
+        text(&c.region)?,
+        text(&c.version)?,
+        std::mem::discriminant(&c.capacity),
+        c.authentication_mode,
+        text(&c.karpenter_version)?,
+        c.profiles_incomplete,
+        profiles.join("\u{1}"),
+        groups.join("\u{1}"),
+        addons.join("\u{1}"),
+    ))
 }
 
 fn region(c: &Cluster) -> Option<&str> {
@@ -378,12 +548,64 @@ mod tests {
         assert_eq!(p.clusters.len(), 2, "one profile name, two meanings");
     }
 
+    const NODES: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: prod, region: eu-west-1}\nmanagedNodeGroups: [{name: ng}]\n";
+
     #[test]
-    fn node_groups_anywhere_give_capacity() {
+    fn a_node_group_only_file_joins_its_cluster() {
+        let p = project(&[NODES, CLUSTER]);
+        assert_eq!(p.clusters.len(), 1);
+        assert!(p.clusters[0].defined);
+        assert!(matches!(p.clusters[0].capacity, Capacity::Declared(_)));
+    }
+
+    #[test]
+    fn two_whole_versions_stay_two_clusters() {
+        // The second adds node groups: a variant, not a part.
         let with_nodes = format!("{CLUSTER}managedNodeGroups: [{{name: ng}}]\n");
         let p = project(&[CLUSTER, &with_nodes]);
-        assert_eq!(p.clusters.len(), 1);
-        assert!(matches!(p.clusters[0].capacity, Capacity::Declared(_)));
+        assert_eq!(p.clusters.len(), 2);
+        assert_ne!(p.clusters[0].key, p.clusters[1].key, "distinct keys");
+        assert_eq!(p.clusters[0].display_name(), "prod");
+    }
+
+    /// Every order of the same files: the same clusters, profiles and capacity.
+    #[test]
+    fn the_order_of_files_changes_nothing() {
+        let other = PROFILES.replace("apps}", "other}");
+        let variant = CLUSTER.replace("kube-system}", "kube-system, labels: {a: b}}");
+        let files = [CLUSTER, PROFILES, NODES, &other, &variant];
+        let shape = |p: &Project| {
+            let mut v: Vec<String> = p
+                .clusters
+                .iter()
+                .map(|c| {
+                    let mut names: Vec<String> = c
+                        .fargate_profiles
+                        .iter()
+                        .map(|f| format!("{:?}", profile_sig(f)))
+                        .collect();
+                    names.sort();
+                    format!(
+                        "{} {} {:?} {names:?}",
+                        c.defined,
+                        c.node_groups.len(),
+                        std::mem::discriminant(&c.capacity)
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let first = shape(&project(&files));
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        // Every rotation and its reverse.
+        for r in 0..files.len() {
+            order.rotate_left(1);
+            let texts: Vec<&str> = order.iter().map(|&i| files[i]).collect();
+            assert_eq!(shape(&project(&texts)), first, "rotation {r}");
+            let rev: Vec<&str> = texts.iter().rev().copied().collect();
+            assert_eq!(shape(&project(&rev)), first, "reversed rotation {r}");
+        }
     }
 
     #[test]

@@ -291,6 +291,12 @@ pub struct Cluster {
     /// `API_AND_CONFIG_MAP`): as written, or the default of the tool that
     /// creates it; unknown when neither can be told.
     pub authentication_mode: Known<String>,
+    /// The file that defines it, as the run shows it; set once the run's
+    /// files are known (`None` in a model built alone).
+    pub shown_file: Option<String>,
+    /// Another cluster of the run has the same name (two regions, two
+    /// versions of one config).
+    pub name_shared: bool,
 }
 
 impl Cluster {
@@ -314,6 +320,21 @@ impl Cluster {
             helm_releases: Vec::new(),
             execution_roles: Vec::new(),
             authentication_mode: Known::Unknown,
+            shown_file: None,
+            name_shared: false,
+        }
+    }
+
+    /// The cluster as a message names it, "`shop-prod`", followed by the
+    /// file that defines it, "(eksctl/fixed/cluster.yaml)", where a finding
+    /// in file `at` does not show that file already or where another
+    /// cluster of the run has the same name.
+    pub fn reference(&self, at: crate::source::FileId) -> String {
+        match &self.shown_file {
+            Some(file) if self.name_shared || at != self.loc.span.file => {
+                format!("`{}` ({file})", self.display_name())
+            }
+            _ => format!("`{}`", self.display_name()),
         }
     }
 
@@ -354,10 +375,18 @@ impl Cluster {
             Some(n) => n,
             // Terraform keys are `terraform:<folder>:<address>`; the folder is
             // already in the finding's file name.
-            None => match self.key.strip_prefix("terraform:") {
-                Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
-                None => &self.key,
-            },
+            None => {
+                // A key made distinct by `crate::join` carries a suffix.
+                let key = self
+                    .key
+                    .split(crate::join::KEY_SEPARATOR)
+                    .next()
+                    .unwrap_or(&self.key);
+                match key.strip_prefix("terraform:") {
+                    Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
+                    None => key,
+                }
+            }
         }
     }
 }

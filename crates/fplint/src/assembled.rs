@@ -141,7 +141,7 @@ impl Assembled {
             });
             frontend::absorb(&mut project, out);
         }
-        let joined = fplint_core::join::join_clusters(&mut project);
+        let joined = assign::join(&mut project, env.sources);
         // A unit's clusters are its own when nothing joined into them.
         let mut landed = vec![0usize; project.clusters.len()];
         for &t in &joined.into {
@@ -279,6 +279,10 @@ impl Assembled {
             let found = lint::cap_cluster(&mut c, env.max_list_items);
             lint::override_cluster(&mut c, env.cfg);
             if let Some(slot) = p.clusters.get_mut(first + j) {
+                // The key the join made distinct stays.
+                c.key = slot.key.clone();
+                c.shown_file = slot.shown_file.clone();
+                c.name_shared = slot.name_shared;
                 **slot = c;
             }
             if let Some(slot) = self.capped.get_mut(first + j) {

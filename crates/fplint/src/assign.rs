@@ -6,12 +6,77 @@
 
 use crate::config::Config;
 use crate::notice::{Notice, NoticeKind};
-use fplint_core::model::Project;
+use fplint_core::model::{Cluster, Project};
 use fplint_core::sources::Sources;
 use fplint_core::{FileId, Span};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+
+/// Join the clusters described in several files ([`fplint_core::join`]),
+/// a partial config to the definition nearest it.
+pub(crate) fn join(project: &mut Project, sources: &Sources) -> fplint_core::join::Joined {
+    let folder = |id: FileId| {
+        let f = sources.peek(id)?;
+        let abs = canonical_of(sources, id, Path::new(&f.path));
+        let dir = abs.parent()?;
+        Some(
+            dir.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect(),
+        )
+    };
+    let joined = fplint_core::join::join_clusters_near(project, &folder);
+    name_files(project, sources);
+    joined
+}
+
+/// Tell each cluster the file that defines it, and whether another cluster
+/// has its name, for the messages that name it.
+pub(crate) fn name_files(project: &mut Project, sources: &Sources) {
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for c in &project.clusters {
+        if let Some(n) = c.name.known() {
+            *count.entry(n.clone()).or_default() += 1;
+        }
+    }
+    for c in &mut project.clusters {
+        c.shown_file = sources.peek(c.loc.span.file).map(|f| f.path.clone());
+        c.name_shared = c.name.known().is_some_and(|n| count.get(n) > Some(&1));
+    }
+}
+
+/// The `[clusters]` table that speaks of `cluster`: `"NAME@REGION"` before
+/// `NAME`, so clusters of one name in two regions can be told apart.
+pub(crate) fn override_for<'a>(
+    cluster: &Cluster,
+    cfg: &'a Config,
+) -> Option<&'a crate::config::ClusterOverride> {
+    let name = cluster.name.known()?;
+    let region = cluster.region.as_ref().and_then(|r| r.known());
+    region
+        .and_then(|r| cfg.clusters.get(&format!("{name}@{r}")))
+        .or_else(|| cfg.clusters.get(name))
+}
+
+/// Whether the `[clusters]` table `table` speaks of `cluster`.
+fn table_names(table: &str, cluster: &Cluster) -> bool {
+    let Some(name) = cluster.name.known() else {
+        return false;
+    };
+    match table.split_once('@') {
+        Some((n, r)) => {
+            n == name
+                && cluster
+                    .region
+                    .as_ref()
+                    .and_then(|x| x.known())
+                    .map(String::as_str)
+                    == Some(r)
+        }
+        None => table == name,
+    }
+}
 
 /// What assignment could not place.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -20,6 +85,69 @@ pub struct Unassigned {
     pub count: usize,
     /// Their files, as shown, sorted.
     pub files: Vec<String>,
+    /// The run's clusters as the note names them: name, region and the
+    /// file that defines each, sorted.
+    pub clusters: Vec<(String, Option<String>, String)>,
+    /// Clusters known only from profiles for `eksctl create fargateprofile`
+    /// that workloads run on: the cluster as named, its file, the
+    /// `[clusters]` key and how many workloads.
+    pub unknown_capacity: Vec<(String, String, String, usize)>,
+}
+
+/// The clusters of `project` known only from a partial eksctl config, with
+/// no capacity known, that workloads of the run are given to.
+fn unknown_capacity(project: &Project, sources: &Sources) -> Vec<(String, String, String, usize)> {
+    let mut out: Vec<_> = project
+        .clusters
+        .iter()
+        .filter(|c| {
+            c.provisioner == fplint_core::model::Provisioner::Eksctl
+                && !c.defined
+                && matches!(c.capacity, fplint_core::model::Capacity::Unknown)
+        })
+        .filter_map(|c| {
+            let name = c.name.known()?;
+            let n = project
+                .workloads
+                .iter()
+                .filter(|w| w.cluster_key.as_deref() == Some(c.key.as_str()))
+                .count();
+            if n == 0 {
+                return None;
+            }
+            let file = sources
+                .peek(c.loc.span.file)
+                .map(|f| f.path.clone())
+                .unwrap_or_default();
+            let table = match c.region.as_ref().and_then(|r| r.known()) {
+                Some(r) if c.name_shared => format!("{name}@{r}"),
+                _ => name.clone(),
+            };
+            Some((name.clone(), file, toml_key(&table), n))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The clusters of `project` as notes name them, sorted.
+fn named_clusters(project: &Project, sources: &Sources) -> Vec<(String, Option<String>, String)> {
+    let mut named: Vec<_> = project
+        .clusters
+        .iter()
+        .filter_map(|c| {
+            let name = c.name.known()?.clone();
+            let region = c.region.as_ref().and_then(|r| r.known()).cloned();
+            let file = sources
+                .peek(c.loc.span.file)
+                .map(|f| f.path.clone())
+                .unwrap_or_default();
+            Some((name, region, file))
+        })
+        .collect();
+    named.sort();
+    named.dedup();
+    named
 }
 
 /// Give every workload-bearing item of `project` a cluster where one can be
@@ -97,6 +225,10 @@ pub(crate) fn assign_by(
         a.cluster_key = k;
     }
     left.files = files.into_iter().collect();
+    if left.count > 0 {
+        left.clusters = named_clusters(project, sources);
+    }
+    left.unknown_capacity = unknown_capacity(project, sources);
     left
 }
 
@@ -106,7 +238,9 @@ pub(crate) fn assign_by(
 pub(crate) struct Assigner {
     only: Option<String>,
     globs: Vec<(String, globset::GlobSet)>,
-    /// The first cluster's key for each known name, when `globs` is not empty.
+    /// The one cluster each `[clusters]` table with `paths` names; a
+    /// table that names several, none of them defined under its `paths`,
+    /// names none.
     by_name: HashMap<String, String>,
     folders: Folders,
     base: Option<PathBuf>,
@@ -140,11 +274,36 @@ impl Assigner {
             })
             .collect();
         let mut by_name = HashMap::new();
-        if !globs.is_empty() {
-            for c in &project.clusters {
-                if let Some(n) = c.name.known() {
-                    by_name.entry(n.clone()).or_insert_with(|| c.key.clone());
+        for (table, set) in &globs {
+            let named: Vec<&Cluster> = project
+                .clusters
+                .iter()
+                .map(|c| &**c)
+                .filter(|c| table_names(table, c))
+                .collect();
+            // Several of one name: the one defined under the table's `paths`.
+            let picked = match named.as_slice() {
+                [one] => Some(*one),
+                _ => {
+                    let under: Vec<&&Cluster> = named
+                        .iter()
+                        .filter(|c| {
+                            sources.peek(c.loc.span.file).is_some_and(|f| {
+                                let shown = Path::new(&f.path);
+                                let abs = canonical_of(sources, c.loc.span.file, shown);
+                                let rel = base.and_then(|b| abs.strip_prefix(b).ok());
+                                set.is_match(shown) || rel.is_some_and(|r| set.is_match(r))
+                            })
+                        })
+                        .collect();
+                    match under.as_slice() {
+                        [one] => Some(**one),
+                        _ => None,
+                    }
                 }
+            };
+            if let Some(c) = picked {
+                by_name.insert(table.clone(), c.key.clone());
             }
         }
         Assigner {
@@ -217,30 +376,83 @@ impl Unassigned {
             }
         }
         left.files = files.into_iter().collect();
+        if left.count > 0 {
+            left.clusters = named_clusters(project, sources);
+        }
+        left.unknown_capacity = unknown_capacity(project, sources);
         left
     }
 
     /// The run-level note, when clusters exist but some workloads belong to
     /// none of them (with no cluster in the run there is nothing to suggest).
     /// `partial`: the cluster search stopped early, so the count is a floor.
-    pub fn notice(&self, project: &Project, partial: bool) -> Option<Notice> {
+    /// With them, one note per cluster whose capacity a partial config
+    /// leaves unknown while workloads run on it.
+    pub fn notice(&self, project: &Project, partial: bool) -> Vec<Notice> {
+        let mut out: Vec<Notice> = self
+            .unknown_capacity
+            .iter()
+            .map(|(name, file, table, n)| {
+                let (items, them) = if *n == 1 {
+                    ("1 workload runs".to_string(), "it")
+                } else {
+                    (format!("{n} workloads run"), "them")
+                };
+                Notice::new(
+                    NoticeKind::UnknownCapacity,
+                    None,
+                    format!(
+                        "{items} on cluster `{name}` ({file}), known only from profiles for `eksctl create fargateprofile`: whether it has EC2 nodes is unknown, so no check that needs its capacity ran on {them}"
+                    ),
+                )
+                .with_help(format!(
+                    "declare its capacity in fplint.toml, or lint it with the config that creates it, e.g.\n[clusters.{table}]\nec2-capacity = false  # true when it has EC2 nodes"
+                ))
+            })
+            .collect();
+        out.extend(self.unassigned_notice(project, partial));
+        out
+    }
+
+    fn unassigned_notice(&self, project: &Project, partial: bool) -> Option<Notice> {
         if self.count == 0 || project.clusters.is_empty() {
             return None;
         }
-        let names: BTreeSet<&str> = project
-            .clusters
-            .iter()
-            .filter_map(|c| c.name.known().map(String::as_str))
-            .collect();
         let folder = common_folder(&self.files);
         let glob = if folder.is_empty() {
             "**".to_string()
         } else {
             format!("{folder}/**")
         };
-        let snippet = names
+        // A name two clusters share needs its region (or `paths`) to say
+        // which one.
+        let table = |(name, region, _): &(String, Option<String>, String)| {
+            let twins: Vec<_> = self.clusters.iter().filter(|c| &c.0 == name).collect();
+            match region {
+                Some(r)
+                    if twins.len() > 1
+                        && twins.iter().filter(|c| c.1.as_ref() == Some(r)).count() == 1 =>
+                {
+                    toml_key(&format!("{name}@{r}"))
+                }
+                _ => toml_key(name),
+            }
+        };
+        let snippet = self
+            .clusters
             .first()
-            .map(|n| format!("[clusters.{}]\npaths = [\"{glob}\"]", toml_key(n)));
+            .map(|c| format!("[clusters.{}]\npaths = [\"{glob}\"]", table(c)));
+        let names: Vec<String> = self
+            .clusters
+            .iter()
+            .map(|(name, _, file)| {
+                if file.is_empty() {
+                    format!("`{name}`")
+                } else {
+                    format!("`{name}` ({file})")
+                }
+            })
+            .collect();
         let items = if self.count == 1 {
             "1 workload has".to_string()
         } else {
@@ -248,7 +460,7 @@ impl Unassigned {
         };
         let mut help = format!(
             "say which cluster runs them in fplint.toml (clusters: {}{})",
-            names.iter().copied().collect::<Vec<_>>().join(", "),
+            names.join(", "),
             if partial { ", ..." } else { "" }
         );
         if let Some(s) = snippet {
@@ -332,9 +544,6 @@ struct Folders {
     /// For each folder holding a cluster's folder (at any depth), the
     /// keys defined under it: up to two, enough to tell "exactly one".
     under: HashMap<PathBuf, Vec<String>>,
-    /// Keys defined in more than one folder (a cluster and its fixed copy):
-    /// a key names no one cluster, so a folder cannot pick it.
-    shared: BTreeSet<String>,
     memo: RefCell<HashMap<PathBuf, Option<String>>>,
 }
 
@@ -359,22 +568,29 @@ impl Folders {
                     .clone()
             });
             if let Some(dir) = dir {
-                defined.push((dir, c.key.clone(), c.defined));
+                defined.push((dir, c.key.clone()));
+            }
+            // The other files that describe it (a copy, a partial config)
+            // are its homes too.
+            for at in &c.also_described_at {
+                let dir = dirs
+                    .entry(at.span.file)
+                    .or_insert_with(|| {
+                        let f = sources.peek(at.span.file)?;
+                        canonical_of(sources, at.span.file, Path::new(&f.path))
+                            .parent()
+                            .map(Path::to_path_buf)
+                    })
+                    .clone();
+                if let Some(dir) = dir {
+                    defined.push((dir, c.key.clone()));
+                }
             }
         }
-        let mut homes: HashMap<&str, BTreeSet<&PathBuf>> = HashMap::new();
-        for (dir, key, _) in defined.iter().filter(|d| d.2) {
-            homes.entry(key.as_str()).or_default().insert(dir);
-        }
-        let shared = homes
-            .into_iter()
-            .filter(|(_, dirs)| dirs.len() > 1)
-            .map(|(k, _)| k.to_string())
-            .collect();
         // Indexed by ancestor once: a scan of every cluster per folder
         // asked is quadratic on a tree of thousands of clusters.
         let mut under: HashMap<PathBuf, Vec<String>> = HashMap::new();
-        for (dir, key, _) in &defined {
+        for (dir, key) in &defined {
             for up in dir.ancestors() {
                 let keys = under.entry(up.to_path_buf()).or_default();
                 if keys.len() < 2 && !keys.contains(key) {
@@ -384,7 +600,6 @@ impl Folders {
         }
         Folders {
             under,
-            shared,
             memo: RefCell::new(HashMap::new()),
         }
     }
@@ -404,7 +619,7 @@ impl Folders {
                 continue;
             };
             if let [key] = keys.as_slice() {
-                found = Some(key.clone()).filter(|k| !self.shared.contains(k));
+                found = Some(key.clone());
             }
             break;
         }

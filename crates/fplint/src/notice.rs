@@ -1,6 +1,7 @@
 //! Run-level notices: what a run has to say that is not a finding on a
 //! line of a linted file. A named file that was not linted (and why), a path
-//! with nothing to lint, workloads that could not be given a cluster. Every
+//! with nothing to lint, workloads that could not be given a cluster or
+//! whose cluster's capacity is unknown. Every
 //! renderer shows them, so that no run passes silently.
 
 use fplint_core::Severity;
@@ -26,6 +27,9 @@ pub enum NoticeKind {
     /// Walked files that are almost one of fplint's formats: one note for
     /// all of them, naming how to see why each was skipped.
     NearMisses,
+    /// Workloads whose cluster is known only from a partial config, so
+    /// whether it has EC2 nodes is unknown.
+    UnknownCapacity,
 }
 
 impl NoticeKind {
@@ -38,6 +42,7 @@ impl NoticeKind {
             NoticeKind::Unassigned => "unassigned-workloads",
             NoticeKind::ChartTemplates => "chart-templates",
             NoticeKind::NearMisses => "near-misses",
+            NoticeKind::UnknownCapacity => "unknown-capacity",
         }
     }
 }

@@ -112,7 +112,7 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     }
     read_addons(doc, &mut cluster);
     // Joined to its cluster's config when that is in the run (`crate::join`).
-    if profiles_only(doc) {
+    if partial(doc) {
         cluster.defined = false;
     }
 
@@ -142,21 +142,34 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     out.clusters.push(cluster);
 }
 
-/// Only `metadata` and `fargateProfiles`: what `eksctl create fargateprofile`
-/// reads, profiles for a cluster whose config is elsewhere.
-fn profiles_only(doc: &Node) -> bool {
+/// A partial config: what `eksctl create fargateprofile -f` (profiles) or
+/// `eksctl create nodegroup -f` (node groups) reads, for a cluster whose
+/// whole definition is elsewhere. Every other top-level key (`vpc`,
+/// `addons`, `iam.withOIDC`, `availabilityZones`, ...) is read only by
+/// `eksctl create cluster`, so a config holding one is a whole definition;
+/// `iam.fargatePodExecutionRoleARN` is read by `create fargateprofile` too.
+fn partial(doc: &Node) -> bool {
     let Some(entries) = doc.as_map() else {
         return false;
     };
-    entries
-        .iter()
-        .any(|e| e.key.scalar() == Some("fargateProfiles"))
-        && entries.iter().all(|e| {
-            matches!(
-                e.key.scalar(),
-                Some("apiVersion" | "kind" | "metadata" | "fargateProfiles")
-            )
-        })
+    entries.iter().any(|e| {
+        matches!(
+            e.key.scalar(),
+            Some("fargateProfiles" | "nodeGroups" | "managedNodeGroups")
+        )
+    }) && entries.iter().all(|e| match e.key.scalar() {
+        Some("apiVersion" | "kind" | "metadata" | "fargateProfiles") => true,
+        // An empty list of node groups is nothing `create nodegroup` makes:
+        // the config says the cluster has none.
+        Some("nodeGroups" | "managedNodeGroups") => {
+            e.value.as_seq().is_some_and(|items| !items.is_empty())
+        }
+        Some("iam") => e.value.as_map().is_some_and(|iam| {
+            iam.iter()
+                .all(|i| i.key.scalar() == Some("fargatePodExecutionRoleARN"))
+        }),
+        _ => false,
+    })
 }
 
 /// `iam.podIdentityAssociations` and each add-on's `podIdentityAssociations`.
@@ -194,20 +207,14 @@ fn read_pod_identities(doc: &Node, key: &str, out: &mut UnitOutput) {
     }
 }
 
-/// A config with nothing but `metadata` and `fargateProfiles`: what `eksctl
-/// create fargateprofile -f` takes for an existing cluster. `eksctl create
-/// cluster -f` takes it too, so it cannot tell whether the cluster has nodes.
-/// Any other section (`vpc`, `iam`, `addons`, `availabilityZones`, even an
-/// empty `nodeGroups`) belongs to the cluster's own definition.
+/// A partial config with profiles and no node groups: what `eksctl create
+/// fargateprofile -f` takes for an existing cluster. `eksctl create cluster
+/// -f` takes it too, so it cannot tell whether the cluster has nodes. Any
+/// section only `create cluster` reads (`vpc`, `addons`, `iam.withOIDC`,
+/// `availabilityZones`, even an empty `nodeGroups`) makes it the cluster's
+/// own definition.
 fn is_fragment(doc: &Node) -> bool {
-    doc.as_map().is_some_and(|entries| {
-        entries.iter().all(|e| {
-            matches!(
-                e.key.scalar(),
-                Some("apiVersion" | "kind" | "metadata" | "fargateProfiles")
-            )
-        })
-    })
+    partial(doc) && doc.get("nodeGroups").is_none() && doc.get("managedNodeGroups").is_none()
 }
 
 /// EKS Auto Mode (`autoModeConfig.enabled: true`) runs EC2 nodes for the

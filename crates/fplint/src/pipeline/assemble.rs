@@ -24,8 +24,8 @@ pub(crate) fn finish_project(
     limits: Limits,
     homes: &[Option<PathBuf>],
     partial: bool,
-) -> (Vec<Diagnostic>, Option<Notice>) {
-    let joined = fplint_core::join::join_clusters(project);
+) -> (Vec<Diagnostic>, Vec<Notice>) {
+    let joined = crate::assign::join(project, sources);
     // Homes are by index before the join; clusters joined away shift the rest.
     let homes: Vec<Option<PathBuf>> = if homes.is_empty() {
         Vec::new()
@@ -100,10 +100,7 @@ fn apply_cluster_overrides(project: &mut Project, cfg: &Config) {
 
 /// [`apply_cluster_overrides`] for one cluster.
 pub(crate) fn override_cluster(cluster: &mut fplint_core::model::Cluster, cfg: &Config) {
-    let Some(name) = cluster.name.known() else {
-        return;
-    };
-    let Some(o) = cfg.clusters.get(name) else {
+    let Some(o) = crate::assign::override_for(cluster, cfg) else {
         return;
     };
     match o.ec2_capacity {

@@ -9,7 +9,7 @@
 
 use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
-use fplint_core::model::{Cluster, Known, Provisioner, Selector};
+use fplint_core::model::{Capacity, Cluster, Known, Provisioner, Selector};
 use fplint_core::placement;
 use fplint_core::{Change, Diagnostic, Fix, Severity};
 
@@ -64,8 +64,9 @@ fn read(sel: &Selector) -> Known<Reading> {
 impl Rule for CorednsSelectorLabels {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for cluster in ctx.clusters() {
+            let fragment = partial_without_capacity(cluster);
             if cluster.provisioner == Provisioner::Eksctl
-                && crate::common::fargate_only(cluster)
+                && (crate::common::fargate_only(cluster) || fragment)
                 && !cluster.profiles_incomplete
             {
                 let eksctl = ctx
@@ -74,16 +75,33 @@ impl Rule for CorednsSelectorLabels {
                     .eksctl_version
                     .as_deref()
                     .and_then(|v| crate::common::parse_version(v).map(|p| (v, p)));
-                check_cluster(cluster, eksctl, out);
+                check_cluster(cluster, eksctl, fragment, out);
             }
         }
     }
 }
 
-/// `eksctl`: the version from `[tools] eksctl-version`, when the user set it.
+/// Profiles for `eksctl create fargateprofile` whose cluster's definition is
+/// not in the run: that command runs the same CoreDNS step as `create
+/// cluster` (`ScheduleCoreDNSOnFargateIfRelevant`), so a selector it passes
+/// over still leaves CoreDNS where it is, but whether the cluster has nodes
+/// for it is unknown.
+fn partial_without_capacity(cluster: &Cluster) -> bool {
+    cluster.provisioner == Provisioner::Eksctl
+        && !cluster.defined
+        && matches!(cluster.capacity, Capacity::Unknown)
+        && cluster.node_groups.is_empty()
+        && cluster.karpenter() == Known::Known(false)
+        && !cluster.fargate_profiles.is_empty()
+}
+
+/// `eksctl`: the version from `[tools] eksctl-version`, when the user set
+/// it; `fragment`: the cluster's capacity is not in the run, so every
+/// finding is a warning.
 fn check_cluster(
     cluster: &Cluster,
     eksctl: Option<(&str, (u64, u64, u64))>,
+    fragment: bool,
     out: &mut Vec<Diagnostic>,
 ) {
     let mut readings = Vec::new();
@@ -102,10 +120,27 @@ fn check_cluster(
     if readings.iter().any(|(_, r)| matches!(r, Reading::Patches)) {
         return;
     }
-    let cluster_note = format!(
-        "cluster `{}` declares no node groups, so CoreDNS can only run on Fargate",
-        cluster.display_name()
-    );
+    let cluster_note = if fragment {
+        format!(
+            "profiles for `eksctl create fargateprofile`: cluster {} is defined outside the run, so whether CoreDNS can run on its nodes is unknown",
+            cluster.reference(cluster.loc.span.file)
+        )
+    } else {
+        format!(
+            "cluster {} declares no node groups, so CoreDNS can only run on Fargate",
+            cluster.reference(cluster.loc.span.file)
+        )
+    };
+    let pending = if fragment {
+        "CoreDNS stays Pending unless the cluster has EC2 nodes"
+    } else {
+        "CoreDNS stays Pending"
+    };
+    let certain = if fragment {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
     let since_0208: Vec<_> = readings
         .iter()
         .filter(|(_, r)| matches!(r, Reading::PatchesSince0208))
@@ -127,7 +162,7 @@ fn check_cluster(
             let d = match eksctl {
                 Some((v, _)) => Diagnostic::new(
                     CODE,
-                    Severity::Error,
+                    certain,
                     format!("eksctl {v} (from `[tools] eksctl-version`) ignores a labelled `kube-system` selector and leaves CoreDNS Pending: only 0.208.0 and later accept `{COMPONENT_KEY}: coredns`"),
                     span,
                 ),
@@ -157,8 +192,8 @@ fn check_cluster(
             let labels = sel.labels_loc.as_ref().unwrap_or(&sel.loc);
             Diagnostic::new(
                 CODE,
-                Severity::Error,
-                "CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels",
+                certain,
+                format!("{pending}: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels"),
                 labels.span,
             )
             .with_label("labels on the `kube-system` selector")
@@ -171,9 +206,9 @@ fn check_cluster(
         } else {
             Diagnostic::new(
                 CODE,
-                Severity::Error,
+                certain,
                 format!(
-                    "CoreDNS stays Pending: namespace pattern `{ns}` covers `kube-system`, but eksctl moves CoreDNS to Fargate only for a selector that names `kube-system` exactly"
+                    "{pending}: namespace pattern `{ns}` covers `kube-system`, but eksctl moves CoreDNS to Fargate only for a selector that names `kube-system` exactly"
                 ),
                 sel.namespace.loc.span,
             )

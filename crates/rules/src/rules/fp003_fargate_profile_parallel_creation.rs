@@ -88,8 +88,8 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
             CODE,
             Severity::Error,
             format!(
-                "Fargate profile `{later_name}` may be created at the same time as `{nearest_name}`{also} of cluster `{}`; EKS rejects a profile while another profile of the cluster is being created",
-                cluster.display_name()
+                "Fargate profile `{later_name}` may be created at the same time as `{nearest_name}`{also} of cluster {}; EKS rejects a profile while another profile of the cluster is being created",
+                cluster.reference(later.loc.span.file)
             ),
             later.loc.span,
         )

@@ -28,8 +28,8 @@ impl Rule for FargateQuotaExceeded {
                         CODE,
                         Severity::Error,
                         format!(
-                            "cluster `{}` has {} Fargate profiles, more than the quota of {}",
-                            cluster.display_name(),
+                            "cluster {} has {} Fargate profiles, more than the quota of {}",
+                            cluster.reference(first_over.loc.span.file),
                             profiles.len(),
                             q.profiles_per_cluster
                         ),

@@ -55,8 +55,8 @@ impl Rule for CorednsWithoutCapacity {
                 "FP005",
                 Severity::Error,
                 format!(
-                    "no Fargate selector of cluster `{}` matches the CoreDNS pods, and the cluster has no nodes: DNS never comes up",
-                    cluster.display_name()
+                    "no Fargate selector of cluster {} matches the CoreDNS pods, and the cluster has no nodes: DNS never comes up",
+                    cluster.reference(span.file)
                 ),
                 span,
             )

@@ -72,8 +72,8 @@ impl Rule for CorednsComputeType {
                         "FP006",
                         Severity::Warning,
                         format!(
-                            "the CoreDNS add-on of cluster `{}` does not set `computeType` to `Fargate`: the add-on schedules CoreDNS for EC2 nodes (annotation `eks.amazonaws.com/compute-type: ec2`), and the cluster has none",
-                            cluster.display_name()
+                            "the CoreDNS add-on of cluster {} does not set `computeType` to `Fargate`: the add-on schedules CoreDNS for EC2 nodes (annotation `eks.amazonaws.com/compute-type: ec2`), and the cluster has none",
+                            cluster.reference(span.file)
                         ),
                         span,
                     )

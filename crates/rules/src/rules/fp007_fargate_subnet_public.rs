@@ -50,8 +50,8 @@ impl Rule for FargateSubnetPublic {
                     "FP007",
                     Severity::Error,
                     format!(
-                        "Fargate profile{plural} {profiles} of cluster `{}` use{} {subnet}: Fargate accepts only private subnets",
-                        cluster.display_name(),
+                        "Fargate profile{plural} {profiles} of cluster {} use{} {subnet}: Fargate accepts only private subnets",
+                        cluster.reference(s.id.loc.span.file),
                         if names.len() > 1 { "" } else { "s" },
                     ),
                     s.id.loc.span,

@@ -45,9 +45,9 @@ impl Rule for WorkloadWithoutCapacity {
                         "FP011",
                         Severity::Error,
                         format!(
-                            "Helm release `{}` installs into namespace `{ns}`, which no Fargate profile of cluster `{}` selects, and the cluster has no nodes: its pods stay Pending",
+                            "Helm release `{}` installs into namespace `{ns}`, which no Fargate profile of cluster {} selects, and the cluster has no nodes: its pods stay Pending",
                             release_name(rel),
-                            cluster.display_name()
+                            cluster.reference(rel.namespace.loc.span.file)
                         ),
                         rel.namespace.loc.span,
                     )
@@ -75,9 +75,9 @@ impl Rule for WorkloadWithoutCapacity {
                         "FP011",
                         Severity::Error,
                         format!(
-                            "{} in namespace `{ns}` matches no Fargate profile of cluster `{}`, which has no nodes: its pods stay Pending",
+                            "{} in namespace `{ns}` matches no Fargate profile of cluster {}, which has no nodes: its pods stay Pending",
                             workload_name(w),
-                            cluster.display_name()
+                            cluster.reference(w.namespace.loc.span.file)
                         ),
                         w.namespace.loc.span,
                     )

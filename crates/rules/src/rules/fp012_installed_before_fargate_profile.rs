@@ -173,8 +173,8 @@ fn finding(
         CODE,
         Severity::Warning,
         format!(
-            "{what} is not ordered after Fargate profile `{pname}`, which runs its pods: pods created before the profile is ACTIVE stay Pending on cluster `{}`{why}",
-            cluster.display_name()
+            "{what} is not ordered after Fargate profile `{pname}`, which runs its pods: pods created before the profile is ACTIVE stay Pending on cluster {}{why}",
+            cluster.reference(at.span.file)
         ),
         at.span,
     )

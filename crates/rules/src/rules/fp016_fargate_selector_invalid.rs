@@ -84,8 +84,8 @@ impl Rule for FargateSelectorInvalid {
                                 "FP016",
                                 Severity::Error,
                                 format!(
-                                    "cluster `{}` has two Fargate profiles named `{n}`",
-                                    cluster.display_name()
+                                    "cluster {} has two Fargate profiles named `{n}`",
+                                    cluster.reference(profile.name.loc.span.file)
                                 ),
                                 profile.name.loc.span,
                             )

@@ -48,9 +48,9 @@ impl Rule for PodIdentityOnFargate {
                     "FP017",
                     Severity::Error,
                     format!(
-                        "EKS Pod Identity association for service account `{ns}/{sa}`, whose pods run on Fargate profile `{}` of cluster `{}`: Fargate does not support Pod Identity",
+                        "EKS Pod Identity association for service account `{ns}/{sa}`, whose pods run on Fargate profile `{}` of cluster {}: Fargate does not support Pod Identity",
                         profile_label(project, profile),
-                        cluster.display_name()
+                        cluster.reference(a.namespace.loc.span.file)
                     ),
                     a.namespace.loc.span,
                 )
