@@ -243,6 +243,7 @@ fields!(RoleMapping {
     role_ref,
     role_name,
     groups,
+    username,
     loc,
 });
 fields!(KarpenterObjects {
