@@ -129,6 +129,9 @@ fields!(Cluster {
     helm_releases,
     execution_roles,
     authentication_mode,
+    addons_incomplete,
+    self_managed_addons,
+    coredns_patch,
 });
 fields!(ExecutionRole {
     profiles,

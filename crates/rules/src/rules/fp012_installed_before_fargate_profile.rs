@@ -15,7 +15,6 @@ use crate::common::{
     add_dependency_fix, certainly_tolerated, depends_on_target, fargate_only, place, profile_label,
     set_keys, uncovered, unordered_fargate_profile, workload_name, workloads_of,
 };
-use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Known, Loc, Project, Provisioner, ResourceRef};
 use fplint_core::placement::{self, Placement};
@@ -96,7 +95,14 @@ impl Rule for InstalledBeforeFargateProfile {
                     ));
                 }
             }
-            let coredns = placement::place(cluster, Some("kube-system"), Some(COREDNS_LABELS));
+            let Known::Known(labels) = cluster.coredns_labels() else {
+                continue;
+            };
+            let labels: Vec<(&str, &str)> = labels
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let coredns = placement::place(cluster, Some("kube-system"), Some(&labels));
             for a in &cluster.addons {
                 if a.name.known().map(String::as_str) != Some("coredns") {
                     continue;
