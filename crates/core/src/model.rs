@@ -153,6 +153,10 @@ pub struct Project {
     /// in a plan moves to the block its resource comes from.
     pub terraform_blocks: Vec<TerraformBlock>,
     pub planned: Vec<PlannedResource>,
+    /// Some EKS add-on's cluster could not be told (a cluster name from a
+    /// variable or a data source, often in a root module of its own): it
+    /// may be any cluster's CoreDNS add-on.
+    pub stray_addons: bool,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }
@@ -875,6 +879,56 @@ mod tests {
             Some("keda")
         );
         assert_eq!(rel("./charts/my-app").chart_name(), Some("my-app"));
+    }
+
+    #[test]
+    fn coredns_labels_take_the_addons_pod_labels() {
+        let mut c = Cluster::new(
+            Located::default(),
+            "c".into(),
+            Loc::default(),
+            Provisioner::Terraform,
+        );
+        let addon = |name: Option<&str>, cfg: Option<&str>| Addon {
+            name: Located::new(name.map(str::to_string).into(), Loc::default()),
+            loc: Loc::default(),
+            version: None,
+            configuration: cfg
+                .map(|t| Located::new(crate::value::Value::parse_embedded(t), Loc::default())),
+            before_compute: false,
+            resource: None,
+        };
+        let base = |extra: &[(&str, &str)]| -> Known<Vec<(String, String)>> {
+            Known::Known(
+                COREDNS_POD_LABELS
+                    .iter()
+                    .chain(extra)
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            )
+        };
+        assert_eq!(c.coredns_labels(), base(&[]));
+        c.addons = vec![addon(Some("coredns"), Some("podLabels:\n  team: dns\n"))];
+        assert_eq!(c.coredns_labels(), base(&[("team", "dns")]));
+        c.addons = vec![addon(
+            Some("coredns"),
+            Some(r#"{"podLabels": {"team": "dns"}}"#),
+        )];
+        assert_eq!(c.coredns_labels(), base(&[("team", "dns")]));
+        // A second value for one of CoreDNS's own labels: which wins is unknown.
+        c.addons = vec![addon(
+            Some("coredns"),
+            Some(r#"{"podLabels": {"k8s-app": "dns"}}"#),
+        )];
+        assert_eq!(c.coredns_labels(), Known::Unknown);
+        // An add-on whose name is unknown may be CoreDNS.
+        c.addons = vec![addon(None, None)];
+        assert_eq!(c.coredns_labels(), Known::Unknown);
+        assert_eq!(c.coredns_addon().map(|a| a.is_some()), Known::Unknown);
+        c.addons = vec![addon(Some("vpc-cni"), None)];
+        assert_eq!(c.coredns_addon().map(|a| a.is_some()), Known::Known(false));
+        c.addons_incomplete = true;
+        assert_eq!(c.coredns_addon().map(|a| a.is_some()), Known::Unknown);
     }
 
     #[test]

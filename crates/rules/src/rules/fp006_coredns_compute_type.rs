@@ -29,7 +29,11 @@ impl Rule for CorednsComputeType {
             }
             match cluster.coredns_addon() {
                 Known::Known(Some(addon)) => check_addon(cluster, addon, out),
-                Known::Known(None) => check_self_managed(cluster, out),
+                // An add-on whose cluster is not known may be this one's.
+                Known::Known(None) if !ctx.project.stray_addons => {
+                    check_self_managed(cluster, out);
+                }
+                Known::Known(None) => {}
                 Known::Unknown => {}
             }
         }

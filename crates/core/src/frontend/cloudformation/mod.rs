@@ -372,6 +372,9 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let patch = coredns_patch(t);
     // An add-on whose cluster is not one defined here may be theirs.
     let stray_addon = clusters.iter().any(|c| !c.defined && !c.addons.is_empty());
+    out.stray_addons |= clusters
+        .iter()
+        .any(|c| !c.defined && !c.name.value.is_known() && !c.addons.is_empty());
     for c in clusters.iter_mut().filter(|c| c.defined) {
         c.coredns_patch = patch.clone();
         c.addons_incomplete |= stray_addon || t.generated_resources;

@@ -1714,6 +1714,7 @@ impl Builder {
         out.terraform_blocks = self.blocks;
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
+        out.stray_addons |= self.addons_stray;
         out.karpenter = self.karpenter;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
