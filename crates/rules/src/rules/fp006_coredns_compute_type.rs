@@ -73,7 +73,7 @@ fn check_self_managed(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
             "FP006",
             Severity::Warning,
             format!(
-                "cluster `{}` has no nodes and declares no CoreDNS add-on: the CoreDNS EKS installs itself is annotated `eks.amazonaws.com/compute-type: ec2`, which Fargate never takes, and nothing in the code patches it",
+                "cluster `{}` has no nodes and declares no CoreDNS add-on: the CoreDNS EKS installs itself is annotated `eks.amazonaws.com/compute-type: ec2`, which Fargate never takes, and nothing in the infrastructure code patches it",
                 cluster.display_name()
             ),
             cluster.loc.span,

@@ -1252,6 +1252,11 @@ impl Builder {
                 ("module", Some(n), _) => {
                     pod_identity::read_karpenter(self, &ctx, b, *file, n, prefix);
                 }
+                // Code run at apply time that fplint does not read (a Lambda
+                // function, a program) may patch CoreDNS.
+                ("data" | "resource", Some("aws_lambda_invocation" | "external"), _) => {
+                    self.coredns_unknown = true;
+                }
                 _ => {}
             }
         }
