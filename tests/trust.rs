@@ -185,7 +185,11 @@ fn a_join_elsewhere_keeps_terraform_roots_owning_their_manifests() {
     let o = fplint(&["check", "--format", "concise", "."], d.path());
     assert_eq!(
         codes(&o),
-        ["envs/prod/k8s/web.yaml:5 FP011"],
+        [
+            "envs/prod/k8s/web.yaml:5 FP011",
+            // Fargate-only, with no CoreDNS add-on and no patch of CoreDNS.
+            "modules/eks/main.tf:2 FP006"
+        ],
         "{}",
         stdout(&o)
     );

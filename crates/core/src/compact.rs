@@ -131,6 +131,9 @@ fields!(Cluster {
     authentication_mode,
     shown_file,
     name_shared,
+    addons_incomplete,
+    self_managed_addons,
+    coredns_patch,
 });
 fields!(ExecutionRole {
     profiles,
@@ -245,6 +248,7 @@ fields!(RoleMapping {
     role_ref,
     role_name,
     groups,
+    username,
     loc,
 });
 fields!(KarpenterObjects {

@@ -153,6 +153,10 @@ pub struct Project {
     /// in a plan moves to the block its resource comes from.
     pub terraform_blocks: Vec<TerraformBlock>,
     pub planned: Vec<PlannedResource>,
+    /// Some EKS add-on's cluster could not be told (a cluster name from a
+    /// variable or a data source, often in a root module of its own): it
+    /// may be any cluster's CoreDNS add-on.
+    pub stray_addons: bool,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }
@@ -297,7 +301,25 @@ pub struct Cluster {
     /// Another cluster of the run has the same name (two regions, two
     /// versions of one config).
     pub name_shared: bool,
+    /// Some add-ons could not be enumerated (a `for_each` over an unknown
+    /// value, an add-on whose cluster cannot be told).
+    pub addons_incomplete: bool,
+    /// Whether EKS installs its own CoreDNS, kube-proxy and VPC CNI when it
+    /// creates the cluster (`bootstrapSelfManagedAddons`, true unless set).
+    pub self_managed_addons: Known<bool>,
+    /// A change of CoreDNS's Deployment written in the code that moves it
+    /// onto Fargate without the add-on (a CDK patch, `kubectl patch` run by
+    /// Terraform): `Known(None)` when the code certainly has none, unknown
+    /// when something fplint cannot read might be one.
+    pub coredns_patch: Known<Option<Loc>>,
 }
+
+/// The labels of the CoreDNS pods EKS runs, before any `podLabels` the
+/// add-on's configuration adds.
+pub const COREDNS_POD_LABELS: &[(&str, &str)] = &[
+    ("k8s-app", "kube-dns"),
+    ("eks.amazonaws.com/component", "coredns"),
+];
 
 impl Cluster {
     /// A cluster with nothing known of it but its name, key and place.
@@ -322,6 +344,9 @@ impl Cluster {
             authentication_mode: Known::Unknown,
             shown_file: None,
             name_shared: false,
+            addons_incomplete: false,
+            self_managed_addons: Known::Known(true),
+            coredns_patch: Known::Unknown,
         }
     }
 
@@ -335,6 +360,82 @@ impl Cluster {
                 format!("`{}` ({file})", self.display_name())
             }
             _ => format!("`{}`", self.display_name()),
+        }
+    }
+
+    /// The CoreDNS add-on declared for the cluster: `Known(None)` when
+    /// every add-on is known and none is CoreDNS.
+    pub fn coredns_addon(&self) -> Known<Option<&Addon>> {
+        let mut unknown = self.addons_incomplete;
+        for a in &self.addons {
+            match a.name.known().map(String::as_str) {
+                Some("coredns") => return Known::Known(Some(a)),
+                Some(_) => {}
+                None => unknown = true,
+            }
+        }
+        if unknown {
+            Known::Unknown
+        } else {
+            Known::Known(None)
+        }
+    }
+
+    /// The labels CoreDNS pods carry: EKS's own and the `podLabels` of the
+    /// CoreDNS add-on's configuration. Unknown when the add-on's
+    /// configuration, or whether there is one, cannot be read.
+    pub fn coredns_labels(&self) -> Known<Vec<(String, String)>> {
+        use crate::value::ValueKind;
+        let mut labels: Vec<(String, String)> = COREDNS_POD_LABELS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let Known::Known(addon) = self.coredns_addon() else {
+            return Known::Unknown;
+        };
+        let Some(cfg) = addon.and_then(|a| a.configuration.as_ref()) else {
+            return Known::Known(labels);
+        };
+        let Some(v) = cfg.known().filter(|v| !v.is_unknown()) else {
+            return Known::Unknown;
+        };
+        match v.get("podLabels").map(|p| &p.kind) {
+            None | Some(ValueKind::Null) => {}
+            Some(ValueKind::Map(entries)) => {
+                for (k, x) in entries {
+                    let value = match &x.kind {
+                        ValueKind::String(s) | ValueKind::Number(s) => s.clone(),
+                        ValueKind::Bool(b) => b.to_string(),
+                        _ => return Known::Unknown,
+                    };
+                    // Which of two values for one key the pods get is not known.
+                    match labels.iter().find(|(lk, _)| *lk == k.name) {
+                        Some((_, lv)) if *lv != value => return Known::Unknown,
+                        Some(_) => {}
+                        None => labels.push((k.name.clone(), value)),
+                    }
+                }
+            }
+            Some(_) => return Known::Unknown,
+        }
+        Known::Known(labels)
+    }
+
+    /// The CoreDNS add-on's `computeType`, when the add-on and its
+    /// configuration are known: `Known(None)` when not set.
+    pub fn coredns_compute_type(&self) -> Known<Option<String>> {
+        let Known::Known(Some(addon)) = self.coredns_addon() else {
+            return Known::Unknown;
+        };
+        let Some(cfg) = &addon.configuration else {
+            return Known::Known(None);
+        };
+        let Some(v) = cfg.known().filter(|v| !v.is_unknown()) else {
+            return Known::Unknown;
+        };
+        match v.get("computeType") {
+            None => Known::Known(None),
+            Some(ct) => ct.as_str().map(|s| Some(s.to_string())).into(),
         }
     }
 
@@ -807,6 +908,56 @@ mod tests {
             Some("keda")
         );
         assert_eq!(rel("./charts/my-app").chart_name(), Some("my-app"));
+    }
+
+    #[test]
+    fn coredns_labels_take_the_addons_pod_labels() {
+        let mut c = Cluster::new(
+            Located::default(),
+            "c".into(),
+            Loc::default(),
+            Provisioner::Terraform,
+        );
+        let addon = |name: Option<&str>, cfg: Option<&str>| Addon {
+            name: Located::new(name.map(str::to_string).into(), Loc::default()),
+            loc: Loc::default(),
+            version: None,
+            configuration: cfg
+                .map(|t| Located::new(crate::value::Value::parse_embedded(t), Loc::default())),
+            before_compute: false,
+            resource: None,
+        };
+        let base = |extra: &[(&str, &str)]| -> Known<Vec<(String, String)>> {
+            Known::Known(
+                COREDNS_POD_LABELS
+                    .iter()
+                    .chain(extra)
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            )
+        };
+        assert_eq!(c.coredns_labels(), base(&[]));
+        c.addons = vec![addon(Some("coredns"), Some("podLabels:\n  team: dns\n"))];
+        assert_eq!(c.coredns_labels(), base(&[("team", "dns")]));
+        c.addons = vec![addon(
+            Some("coredns"),
+            Some(r#"{"podLabels": {"team": "dns"}}"#),
+        )];
+        assert_eq!(c.coredns_labels(), base(&[("team", "dns")]));
+        // A second value for one of CoreDNS's own labels: which wins is unknown.
+        c.addons = vec![addon(
+            Some("coredns"),
+            Some(r#"{"podLabels": {"k8s-app": "dns"}}"#),
+        )];
+        assert_eq!(c.coredns_labels(), Known::Unknown);
+        // An add-on whose name is unknown may be CoreDNS.
+        c.addons = vec![addon(None, None)];
+        assert_eq!(c.coredns_labels(), Known::Unknown);
+        assert_eq!(c.coredns_addon().map(|a| a.is_some()), Known::Unknown);
+        c.addons = vec![addon(Some("vpc-cni"), None)];
+        assert_eq!(c.coredns_addon().map(|a| a.is_some()), Known::Known(false));
+        c.addons_incomplete = true;
+        assert_eq!(c.coredns_addon().map(|a| a.is_some()), Known::Unknown);
     }
 
     #[test]

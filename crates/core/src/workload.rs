@@ -429,6 +429,9 @@ pub struct RoleMapping {
     pub role_name: Option<String>,
     /// The groups the role is mapped into.
     pub groups: Known<Vec<String>>,
+    /// The Kubernetes user name it maps to (`system:node:{{SessionName}}`);
+    /// unknown when not written or not resolved.
+    pub username: Known<String>,
     /// The entry.
     pub loc: Loc,
 }

@@ -132,14 +132,27 @@ pub fn unordered_fargate_profile<'a>(
     serving
 }
 
+/// The key spans of a release's `set`, `set_list` and `set_sensitive`
+/// entries: Helm reads their values as scalars (or lists of scalars), so an
+/// unknown one there can never be a toleration.
+pub fn set_keys(rel: &HelmRelease) -> Vec<Span> {
+    rel.value_sources
+        .iter()
+        .filter(|s| s.kind == fplint_core::model::ValueSourceKind::Set)
+        .map(|s| s.loc.span)
+        .collect()
+}
+
 /// Components whose effective tolerations miss the taint, with the span of the
 /// tolerations they have. `""` is the chart's top-level `tolerations`.
-pub fn uncovered(chart: &str, values: &Value) -> Vec<(String, Option<Span>)> {
+/// `scalars`: key spans whose unknown values are known not to be maps
+/// ([`set_keys`]).
+pub fn uncovered(chart: &str, values: &Value, scalars: &[Span]) -> Vec<(String, Option<Span>)> {
     let global = values.get("tolerations");
     if chart != "keda" {
         // Charts that nest their pods' tolerations (`controller.tolerations`)
         // are not known here: any nested list that may cover keeps it quiet.
-        let nested_may_cover = chart != "karpenter" && nested_covers(values, 0);
+        let nested_may_cover = chart != "karpenter" && nested_covers(values, 0, scalars);
         return match covered(global) {
             Known::Known(false) if !nested_may_cover => {
                 vec![(String::new(), key_span(values, "tolerations"))]
@@ -237,8 +250,10 @@ pub fn depends_on_target(project: &Project, profile: &FargateProfile) -> String 
     }
 }
 
-/// Whether some `tolerations` below the top level covers the taint or is unknown.
-fn nested_covers(v: &Value, depth: usize) -> bool {
+/// Whether some `tolerations` below the top level covers the taint or is
+/// unknown. An unknown value may hold such a list, unless it is a scalar
+/// (its key is one of `scalars`).
+fn nested_covers(v: &Value, depth: usize, scalars: &[Span]) -> bool {
     let ValueKind::Map(entries) = &v.kind else {
         return false;
     };
@@ -247,9 +262,47 @@ fn nested_covers(v: &Value, depth: usize) -> bool {
     }
     entries.iter().any(|(k, x)| {
         (depth > 0 && k.name == "tolerations" && covered(Some(x)) != Known::Known(false))
-            || x.is_unknown()
-            || nested_covers(x, depth + 1)
+            || (x.is_unknown() && !k.span.is_some_and(|s| scalars.contains(&s)))
+            || nested_covers(x, depth + 1, scalars)
     })
+}
+
+/// Whether the release's pods certainly tolerate the taint: every component
+/// of a known layout does, or (another chart) some `tolerations` list does.
+pub fn certainly_tolerated(chart: &str, values: &Value) -> bool {
+    if chart == "keda" {
+        return ["operator", "metricsServer", "webhooks"]
+            .iter()
+            .all(|&comp| {
+                let c = values.get(comp);
+                let enabled = c.and_then(|w| w.get("enabled"));
+                if comp == "webhooks"
+                    && matches!(enabled.map(|e| &e.kind), Some(ValueKind::Bool(false)))
+                {
+                    return true;
+                }
+                let own = c.and_then(|c| c.get("tolerations"));
+                let eff = match own.map(|o| &o.kind) {
+                    Some(ValueKind::List(items)) if !items.is_empty() => own,
+                    Some(ValueKind::List(_) | ValueKind::Null) | None => values.get("tolerations"),
+                    Some(_) => own,
+                };
+                covered(eff) == Known::Known(true)
+            });
+    }
+    covered(values.get("tolerations")) == Known::Known(true)
+        || (chart != "karpenter" && nested_certain(values, 0))
+}
+
+fn nested_certain(v: &Value, depth: usize) -> bool {
+    let ValueKind::Map(entries) = &v.kind else {
+        return false;
+    };
+    depth <= 32
+        && entries.iter().any(|(k, x)| {
+            (depth > 0 && k.name == "tolerations" && covered(Some(x)) == Known::Known(true))
+                || nested_certain(x, depth + 1)
+        })
 }
 
 fn key_span(map: &Value, key: &str) -> Option<Span> {
@@ -456,9 +509,9 @@ mod tests {
             ("tolerations", tol.clone()),
             ("operator", map(&[("tolerations", empty)])),
         ]);
-        assert!(uncovered("keda", &values).is_empty());
+        assert!(uncovered("keda", &values, &[]).is_empty());
         let values = map(&[("operator", map(&[("tolerations", tol)]))]);
-        let missing: Vec<String> = uncovered("keda", &values)
+        let missing: Vec<String> = uncovered("keda", &values, &[])
             .into_iter()
             .map(|(c, _)| c)
             .collect();

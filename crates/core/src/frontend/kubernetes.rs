@@ -441,7 +441,10 @@ fn read_aws_auth(obj: &Value, path: &str) -> Option<AwsAuth> {
     let roles_path = join(path, "data.mapRoles");
     let map_roles = obj.get("data").and_then(|d| d.get("mapRoles"));
     let roles = match map_roles {
-        None => Known::Known(Vec::new()),
+        // `kubectl apply` (and server-side apply) keeps keys the manifest
+        // does not name: the `mapRoles` EKS wrote may survive. A writer that
+        // owns the whole ConfigMap says so itself.
+        None => Known::Unknown,
         Some(v) => match v.as_str() {
             // `{{SessionName}}` is aws-auth's own syntax: each rolearn is checked instead.
             Some(s) if !s.contains("${") => {
@@ -489,6 +492,10 @@ pub fn parse_map_roles(s: &str, at: crate::source::Span, path: &str) -> Known<Ve
                         .into(),
                     Some(None) => Known::Unknown,
                     None => Known::Known(Vec::new()),
+                },
+                username: match item.get("username").and_then(Node::as_str) {
+                    Some(u) if !u.contains("${") => Known::Known(u.to_string()),
+                    _ => Known::Unknown,
                 },
                 loc: Loc::new(at, format!("{path}[{i}]")),
             })

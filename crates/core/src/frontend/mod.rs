@@ -70,6 +70,8 @@ pub struct UnitOutput {
     /// See [`Project::terraform_blocks`].
     pub terraform_blocks: Vec<crate::model::TerraformBlock>,
     pub planned: Vec<crate::model::PlannedResource>,
+    /// See [`Project::stray_addons`].
+    pub stray_addons: bool,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -142,6 +144,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.schema_findings.append(&mut unit.schema);
     project.terraform_blocks.append(&mut unit.terraform_blocks);
     project.planned.append(&mut unit.planned);
+    project.stray_addons |= unit.stray_addons;
     unit.diagnostics
 }
 

@@ -7,7 +7,6 @@
 //! labelled or wildcard selector for `kube-system` leaves CoreDNS Pending.
 //! Selectors whose labels CoreDNS pods do not carry are left to FP005.
 
-use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
 use fplint_core::model::{Capacity, Cluster, Known, Provisioner, Selector};
 use fplint_core::placement;
@@ -32,7 +31,8 @@ enum Reading {
     Other,
 }
 
-fn read(sel: &Selector) -> Known<Reading> {
+/// `coredns`: the labels CoreDNS pods carry, the add-on's `podLabels` included.
+fn read(sel: &Selector, coredns: &[(&str, &str)]) -> Known<Reading> {
     let Some(ns) = sel.namespace.known() else {
         return Known::Unknown;
     };
@@ -43,8 +43,7 @@ fn read(sel: &Selector) -> Known<Reading> {
         return Known::Known(Reading::Patches);
     }
     // A selector that cannot match CoreDNS pods at all is FP005's business.
-    let coredns = Some(COREDNS_LABELS);
-    match placement::selector_matches(sel, KUBE_SYSTEM, coredns) {
+    match placement::selector_matches(sel, KUBE_SYSTEM, Some(coredns)) {
         Known::Known(true) => {}
         Known::Known(false) => return Known::Known(Reading::Other),
         Known::Unknown => return Known::Unknown,
@@ -104,13 +103,20 @@ fn check_cluster(
     fragment: bool,
     out: &mut Vec<Diagnostic>,
 ) {
+    let Known::Known(coredns) = cluster.coredns_labels() else {
+        return;
+    };
+    let coredns: Vec<(&str, &str)> = coredns
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let mut readings = Vec::new();
     for profile in &cluster.fargate_profiles {
         let Some(selectors) = profile.selectors.known() else {
             return;
         };
         for sel in selectors {
-            match read(sel) {
+            match read(sel, &coredns) {
                 Known::Known(r) => readings.push((sel, r)),
                 // An unknown selector might be the one that makes eksctl patch CoreDNS.
                 Known::Unknown => return,

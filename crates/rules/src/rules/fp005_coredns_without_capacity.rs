@@ -13,11 +13,8 @@ use fplint_core::{Diagnostic, Severity};
 /// The FP005 rule, `coredns-without-capacity`: the module documentation says what it finds.
 pub struct CorednsWithoutCapacity;
 
-/// The namespace and labels of the CoreDNS pods EKS runs.
-pub const COREDNS_LABELS: &[(&str, &str)] = &[
-    ("k8s-app", "kube-dns"),
-    ("eks.amazonaws.com/component", "coredns"),
-];
+/// The labels of the CoreDNS pods EKS runs, before the add-on's `podLabels`.
+pub const COREDNS_LABELS: &[(&str, &str)] = fplint_core::model::COREDNS_POD_LABELS;
 
 impl Rule for CorednsWithoutCapacity {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -25,7 +22,15 @@ impl Rule for CorednsWithoutCapacity {
             if !fargate_only(cluster) {
                 continue;
             }
-            let placed = placement::place(cluster, Some("kube-system"), Some(COREDNS_LABELS));
+            // The add-on's `podLabels` are CoreDNS's too.
+            let Known::Known(labels) = cluster.coredns_labels() else {
+                continue;
+            };
+            let labels: Vec<(&str, &str)> = labels
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let placed = placement::place(cluster, Some("kube-system"), Some(&labels));
             if placed.chosen != Known::Known(None) {
                 continue;
             }

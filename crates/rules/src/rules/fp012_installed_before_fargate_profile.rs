@@ -5,16 +5,16 @@
 //! Pending, and nothing moves them once the profile is ready. Reports what
 //! the deployment engine may create before the profile that runs its pods:
 //! Terraform workloads (`kubernetes_*`, `kubectl_manifest`), Helm releases
-//! that tolerate the Fargate taint (FP002 reports the others), the
+//! FP002 does not report (they tolerate the Fargate taint, or their values
+//! may), the
 //! terraform-aws-eks module's CoreDNS add-on with `before_compute = true`,
 //! and a CoreDNS add-on resource with no dependency on the profile that
 //! serves it. Quiet when either resource, or the placement, is unknown.
 
 use crate::common::{
-    add_dependency_fix, depends_on_target, fargate_only, place, profile_label, uncovered,
-    unordered_fargate_profile, workload_name, workloads_of,
+    add_dependency_fix, certainly_tolerated, depends_on_target, fargate_only, place, profile_label,
+    set_keys, uncovered, unordered_fargate_profile, workload_name, workloads_of,
 };
-use crate::rules::fp005_coredns_without_capacity::COREDNS_LABELS;
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Known, Loc, Project, Provisioner, ResourceRef};
 use fplint_core::placement::{self, Placement};
@@ -46,9 +46,16 @@ impl Rule for InstalledBeforeFargateProfile {
                 let Some((profile, _)) = unordered_fargate_profile(project, cluster, rel) else {
                     continue;
                 };
-                if !uncovered(rel.chart_name().unwrap_or(""), values).is_empty() {
+                let chart = rel.chart_name().unwrap_or("");
+                if !uncovered(chart, values, &set_keys(rel)).is_empty() {
                     continue;
                 }
+                // Tolerations are spoken of only when the pods have them.
+                let why = if certainly_tolerated(chart, values) {
+                    " (tolerating the Fargate taint does not help pods the default scheduler already holds)"
+                } else {
+                    ""
+                };
                 let Some(pres) = profile.resource else {
                     continue;
                 };
@@ -62,7 +69,7 @@ impl Rule for InstalledBeforeFargateProfile {
                     profile,
                     &format!("Helm release `{name}`"),
                     &rel.loc,
-                    " (tolerating the Fargate taint does not help pods the default scheduler already holds)",
+                    why,
                     Some(from),
                 ));
             }
@@ -88,7 +95,14 @@ impl Rule for InstalledBeforeFargateProfile {
                     ));
                 }
             }
-            let coredns = placement::place(cluster, Some("kube-system"), Some(COREDNS_LABELS));
+            let Known::Known(labels) = cluster.coredns_labels() else {
+                continue;
+            };
+            let labels: Vec<(&str, &str)> = labels
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let coredns = placement::place(cluster, Some("kube-system"), Some(&labels));
             for a in &cluster.addons {
                 if a.name.known().map(String::as_str) != Some("coredns") {
                     continue;

@@ -209,6 +209,14 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
             version_node.map(|v| Located::new(t.eval_str(v), Loc::new(v.span, version_path)));
         c.capacity = auto_mode_capacity(t, r, &path);
         if r.ty == CLUSTER {
+            c.self_managed_addons = match t.present(r.prop("BootstrapSelfManagedAddons")) {
+                None => Known::Known(true),
+                Some(b) => match t.eval_str(b) {
+                    Known::Known(s) if s.eq_ignore_ascii_case("true") => Known::Known(true),
+                    Known::Known(s) if s.eq_ignore_ascii_case("false") => Known::Known(false),
+                    _ => Known::Unknown,
+                },
+            };
             // Without `AccessConfig`, the EKS API's default.
             c.authentication_mode = match r
                 .prop("AccessConfig")
@@ -361,8 +369,72 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         out.pod_identities.push(read_pod_identity(t, r));
     }
 
+    let patch = coredns_patch(t);
+    // An add-on whose cluster is not one defined here may be theirs.
+    let stray_addon = clusters.iter().any(|c| !c.defined && !c.addons.is_empty());
+    out.stray_addons |= clusters
+        .iter()
+        .any(|c| !c.defined && !c.name.value.is_known() && !c.addons.is_empty());
+    for c in clusters.iter_mut().filter(|c| c.defined) {
+        c.coredns_patch = patch.clone();
+        c.addons_incomplete |= stray_addon || t.generated_resources;
+    }
+
     out.clusters.append(&mut clusters);
     out.graph = Some(graph);
+}
+
+/// CDK's patch of CoreDNS's Deployment (`Custom::AWSCDK-EKS-KubernetesPatch`
+/// of `deployment/coredns`, which writes the compute-type annotation for
+/// Fargate), or a resource that says CoreDNS; unknown when a custom resource
+/// or a nested stack might do it out of sight.
+fn coredns_patch(t: &Template<'_>) -> Known<Option<Loc>> {
+    const HARMLESS: &[&str] = &[
+        CDK_CLUSTER,
+        CDK_PROFILE,
+        "Custom::AWSCDKOpenIdConnectProvider",
+        "Custom::AWSCDK-EKS-OpenIdConnectProvider",
+        "Custom::CDKBucketDeployment",
+        "Custom::S3AutoDeleteObjects",
+        "Custom::LogRetention",
+    ];
+    let mut unknown = t.generated_resources;
+    for r in &t.resources {
+        let custom = r.ty.starts_with("Custom::")
+            || matches!(
+                r.ty,
+                "AWS::CloudFormation::CustomResource"
+                    | "AWS::CloudFormation::Stack"
+                    | "AWS::Serverless::Application"
+            );
+        if !custom || HARMLESS.contains(&r.ty) {
+            continue;
+        }
+        if mentions(r.body, "coredns", 0) {
+            return Known::Known(Some(Loc::new(r.key.span, format!("Resources.{}", r.id))));
+        }
+        unknown = true;
+    }
+    if unknown {
+        Known::Unknown
+    } else {
+        Known::Known(None)
+    }
+}
+
+/// Whether a string in the node says `needle`.
+fn mentions(n: &crate::tree::Node, needle: &str, depth: usize) -> bool {
+    use crate::tree::NodeKind;
+    if depth > 64 {
+        return false;
+    }
+    match &n.kind {
+        NodeKind::Scalar(s, _) => s.to_ascii_lowercase().contains(needle),
+        NodeKind::Seq(items) => items.iter().any(|i| mentions(i, needle, depth + 1)),
+        NodeKind::Map(entries) => entries
+            .iter()
+            .any(|e| mentions(&e.value, needle, depth + 1)),
+    }
 }
 
 /// `AWS::EKS::PodIdentityAssociation`: its cluster by the same identity as

@@ -22,6 +22,9 @@ const FARGATE_GROUPS: [&str; 3] = [
     "system:node-proxier",
 ];
 
+/// The user name the module maps pod execution roles to.
+const FARGATE_USERNAME: &str = "system:node:{{SessionName}}";
+
 /// What defines the role an ARN expression names: `aws_iam_role.NAME` or
 /// `module.NAME`, when every reference in it points there.
 pub fn role_ref(e: &Expression, prefix: &str) -> Option<String> {
@@ -135,11 +138,17 @@ fn mapping(env: &Env<'_>, item: &Value, path: String, prefix: &str) -> RoleMappi
             .into(),
         Some(_) => Known::Unknown,
     };
+    let username = item
+        .get("username")
+        .and_then(eval::scalar_text)
+        .filter(|s| !s.contains("${"))
+        .into();
     RoleMapping {
         role_arn,
         role_ref,
         role_name,
         groups,
+        username,
         loc: Loc::new(item.span.unwrap_or_default(), path),
     }
 }
@@ -296,6 +305,7 @@ pub fn module_aws_auth(
             role_ref: p.role_ref.clone(),
             role_name: None,
             groups: Known::Known(FARGATE_GROUPS.iter().map(|g| g.to_string()).collect()),
+            username: Known::Known(FARGATE_USERNAME.to_string()),
             loc: p.loc.clone(),
         })
         .collect();
@@ -326,6 +336,7 @@ pub fn module_aws_auth(
                         groups: Known::Known(
                             FARGATE_GROUPS.iter().map(|g| g.to_string()).collect(),
                         ),
+                        username: Known::Known(FARGATE_USERNAME.to_string()),
                         loc: Loc::new(item.span.unwrap_or_default(), format!("{path}[{i}]")),
                     });
                 }

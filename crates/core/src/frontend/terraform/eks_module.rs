@@ -462,6 +462,10 @@ fn read_instance(
                 ver.map(|v| located_str(Some(&v), bspan, &format!("{module_path}.version")));
             read_addons(ctx, body, file, sc, &module_path, &mut c);
             c.authentication_mode = super::auth::module_authentication_mode(ctx, body, file, sc);
+            // v20.x and later pass it on to the cluster; true unless set.
+            if let Some(v) = ctx.eval_attr(body, "bootstrap_self_managed_addons", file, sc) {
+                c.self_managed_addons = eval::as_bool(&v).into();
+            }
             let i = b.add_cluster(c, addr.clone());
             b.note_capacity(Some(i), node_groups(ctx, block, file, sc, &module_path));
             b.note_capacity(Some(i), auto_mode(ctx, block, file, sc, &module_path));
@@ -669,6 +673,7 @@ fn read_addons(
         return;
     };
     let ValueKind::Map(entries) = &x.kind else {
+        c.addons_incomplete |= !matches!(x.kind, ValueKind::Null);
         return;
     };
     for (k, a) in entries {
@@ -678,15 +683,27 @@ fn read_addons(
             Some(n) => located_str(Some(n), span, &path),
             None => Located::new(Known::Known(k.name.clone()), Loc::new(span, path.clone())),
         };
-        let configuration = a.get("configuration_values").map(|cv| {
-            let decoded = text::decode(ctx.env, cv);
+        // An entry that is unknown as a whole may set anything.
+        let whole = a.is_unknown().then(|| {
             Located::new(
-                decoded.into(),
+                Known::Unknown,
                 Loc::new(
-                    cv.span.unwrap_or(span),
+                    a.span.unwrap_or(span),
                     format!("{path}.configuration_values"),
                 ),
             )
+        });
+        let configuration = whole.or_else(|| {
+            a.get("configuration_values").map(|cv| {
+                let decoded = text::decode(ctx.env, cv);
+                Located::new(
+                    decoded.into(),
+                    Loc::new(
+                        cv.span.unwrap_or(span),
+                        format!("{path}.configuration_values"),
+                    ),
+                )
+            })
         });
         c.addons.push(Addon {
             name: aname,

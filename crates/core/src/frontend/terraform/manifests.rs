@@ -169,10 +169,20 @@ pub fn read_typed(
         }
         for mut a in unit.aws_auth {
             super::auth::refine(ctx.env, &obj, &mut a, prefix);
+            // `kubernetes_config_map(_v1)` owns the whole `data`: without
+            // `mapRoles` it writes none. `_v1_data` leaves other keys alone.
+            if a.map_roles_loc.is_none() && base == "config_map" && !obj_data_unknown(&obj) {
+                a.roles = Known::Known(Vec::new());
+            }
             b.aws_auth.push(a);
         }
         b.karpenter.append(&mut unit.karpenter);
     }
+}
+
+/// Whether a ConfigMap's `data` (or the object) could not be read.
+fn obj_data_unknown(obj: &Value) -> bool {
+    obj.get("data").is_some_and(Value::is_unknown)
 }
 
 /// Repeated blocks that are lists in Kubernetes' schema, with their list name.

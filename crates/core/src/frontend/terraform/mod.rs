@@ -84,6 +84,7 @@ fn load_module_here(
         tag: crate::sources::display_path(dir),
         root_dir: dir.to_path_buf(),
         installed: installed_modules(dir, sources),
+        reads_patches: true,
         ..Builder::default()
     };
     b.load(&module, sources, limits, Inputs::Root(tfvars), "", 0);
@@ -934,6 +935,17 @@ pub(crate) struct Builder {
     /// The module folder as shown to the user: keys of clusters whose name
     /// is unknown include it, so that clusters of different folders stay apart.
     pub tag: String,
+    /// Resources seen that change CoreDNS's Deployment (a `kubectl patch`
+    /// run by Terraform, an annotation of the Deployment, a CoreDNS chart).
+    pub coredns_patches: Vec<Loc>,
+    /// Something fplint cannot read might change CoreDNS (a module it does
+    /// not read, a script it cannot see).
+    pub coredns_unknown: bool,
+    /// An add-on whose cluster could not be told.
+    pub addons_stray: bool,
+    /// Whether the unit is read from its configuration, where every block
+    /// that could patch CoreDNS is seen (not from a plan).
+    pub reads_patches: bool,
 }
 
 impl Builder {
@@ -1243,6 +1255,11 @@ impl Builder {
                 }
                 ("module", Some(n), _) => {
                     pod_identity::read_karpenter(self, &ctx, b, *file, n, prefix);
+                }
+                // Code run at apply time that fplint does not read (a Lambda
+                // function, a program) may patch CoreDNS.
+                ("data" | "resource", Some("aws_lambda_invocation" | "external"), _) => {
+                    self.coredns_unknown = true;
                 }
                 _ => {}
             }
@@ -1588,6 +1605,11 @@ impl Builder {
     fn opaque_module(&mut self, ctx: &Ctx<'_, '_>, b: &Block, file: FileId, prefix: &str) {
         let src = ctx.eval_attr(&b.body, "source", file, &Vec::new());
         let src = src.as_ref().and_then(eval::scalar_text).unwrap_or_default();
+        // A module not read may install or patch CoreDNS; the
+        // terraform-aws-modules collection does neither.
+        if !src.starts_with("terraform-aws-modules/") {
+            self.coredns_unknown = true;
+        }
         if eks_module::is_terraform_aws_eks(&src) || !eks_module::may_make_nodes(&src, &b.body) {
             return;
         }
@@ -1643,7 +1665,16 @@ impl Builder {
     fn finish(mut self, out: &mut UnitOutput) {
         out.diagnostics.append(&mut self.limit_hits);
         out.schema.append(&mut self.schema);
+        let patch = match self.coredns_patches.first() {
+            Some(l) => Known::Known(Some(l.clone())),
+            None if self.coredns_unknown || !self.reads_patches => Known::Unknown,
+            None => Known::Known(None),
+        };
         for (i, c) in self.clusters.iter_mut().enumerate() {
+            c.coredns_patch = patch.clone();
+            if self.addons_stray {
+                c.addons_incomplete = true;
+            }
             let own = self.capacity.get(&i).cloned().unwrap_or(Capacity::None);
             c.capacity = match own {
                 Capacity::Declared(l) => Capacity::Declared(l),
@@ -1692,6 +1723,7 @@ impl Builder {
         out.terraform_blocks = self.blocks;
         out.aws_auth = self.aws_auth;
         out.pod_identities = self.pod_identities;
+        out.stray_addons |= self.addons_stray;
         out.karpenter = self.karpenter;
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;

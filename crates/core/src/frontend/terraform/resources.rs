@@ -58,6 +58,11 @@ pub fn read(
                     .map(|v| located_str(Some(&v), bspan, &format!("{path}.version")));
                 c.authentication_mode =
                     super::auth::cluster_authentication_mode(ctx, body, file, &inst.scope);
+                c.self_managed_addons =
+                    match ctx.eval_attr(body, "bootstrap_self_managed_addons", file, &inst.scope) {
+                        None => Known::Known(true),
+                        Some(v) => super::eval::as_bool(&v).into(),
+                    };
                 let capacity = auto_mode(ctx, &inst, &path);
                 let i = b.add_cluster(c, addr.clone());
                 b.note_capacity(Some(i), capacity);
@@ -166,9 +171,11 @@ pub fn read(
         "aws_eks_addon" => {
             let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
             let Some(ci) = b.cluster_of(cexpr, cval.as_ref(), prefix) else {
+                b.addons_stray = true;
                 return;
             };
             let Known::Known(insts) = ctx.instances(block, file) else {
+                b.clusters[ci].addons_incomplete = true;
                 return;
             };
             for inst in insts {
@@ -200,8 +207,94 @@ pub fn read(
                 });
             }
         }
+        "null_resource" | "terraform_data" => {
+            // A provisioner runs a command: `kubectl patch deployment coredns`
+            // is the usual way to move CoreDNS onto Fargate without the add-on.
+            let text = file_text
+                .get(bspan.start as usize..bspan.end as usize)
+                .unwrap_or("");
+            if !body.blocks().any(|p| p.ident.as_str() == "provisioner") {
+                return;
+            }
+            if mentions_coredns(text) {
+                b.coredns_patches.push(Loc::new(bspan, addr));
+            } else if !commands_known(ctx, block, file) {
+                b.coredns_unknown = true;
+            }
+        }
+        "helm_release" => {
+            // A chart of its own CoreDNS replaces EKS's; any other chart
+            // leaves it alone, whatever its values.
+            match ctx
+                .eval_attr(body, "chart", file, &Vec::new())
+                .as_ref()
+                .and_then(super::eval::scalar_text)
+            {
+                Some(c) if mentions_coredns(&c) => b.coredns_patches.push(Loc::new(bspan, addr)),
+                Some(_) => {}
+                None => b.coredns_unknown = true,
+            }
+        }
+        "kubernetes_annotations"
+        | "kubernetes_labels"
+        | "kubectl_manifest"
+        | "kubernetes_manifest"
+        | "kubernetes_deployment"
+        | "kubernetes_deployment_v1" => {
+            let text = file_text
+                .get(bspan.start as usize..bspan.end as usize)
+                .unwrap_or("");
+            if mentions_coredns(text) {
+                b.coredns_patches.push(Loc::new(bspan, addr));
+            } else if reads_elsewhere(text) {
+                b.coredns_unknown = true;
+            }
+        }
         _ => {}
     }
+}
+
+fn mentions_coredns(text: &str) -> bool {
+    text.to_ascii_lowercase().contains("coredns")
+}
+
+/// Whether a block takes values from somewhere fplint does not read here
+/// (a variable, a file, another resource), which might name CoreDNS.
+fn reads_elsewhere(text: &str) -> bool {
+    [
+        "var.",
+        "local.",
+        "each.",
+        "data.",
+        "module.",
+        "file(",
+        "templatefile(",
+        "for_each",
+    ]
+    .iter()
+    .any(|k| text.contains(k))
+}
+
+/// Whether every provisioner command of a block is known text that runs no
+/// script (a script might patch CoreDNS).
+fn commands_known(ctx: &Ctx<'_, '_>, block: &Block, file: FileId) -> bool {
+    block
+        .body
+        .blocks()
+        .filter(|p| p.ident.as_str() == "provisioner")
+        .all(|p| {
+            if p.body.blocks().next().is_some() && p.body.get_attribute("command").is_none() {
+                return false;
+            }
+            match ctx.eval_attr(&p.body, "command", file, &Vec::new()) {
+                None => !p.body.has_attribute("inline") && !p.body.has_attribute("script"),
+                Some(v) => super::eval::scalar_text(&v).is_some_and(|c| {
+                    ![".sh", ".py", ".ps1", "bash", "sh ", "python", "${"]
+                        .iter()
+                        .any(|k| c.contains(k))
+                }),
+            }
+        })
 }
 
 /// EKS Auto Mode (`compute_config { enabled = true }`) runs EC2 nodes for
