@@ -73,7 +73,7 @@ fn check_self_managed(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
             "FP006",
             Severity::Warning,
             format!(
-                "cluster {} has no nodes and declares no CoreDNS add-on: the CoreDNS EKS installs itself is annotated `eks.amazonaws.com/compute-type: ec2`, which Fargate never takes, and nothing in the infrastructure code patches it",
+                "cluster {} has no nodes, no CoreDNS add-on and no CoreDNS patch: the CoreDNS EKS installs is annotated `eks.amazonaws.com/compute-type: ec2`, so its pods stay Pending",
                 cluster.reference(cluster.loc.span.file)
             ),
             cluster.loc.span,
