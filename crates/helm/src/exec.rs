@@ -94,6 +94,9 @@ impl<'l> Engine<'l> {
             span: e.span,
             message: e.message,
         })?;
+        // Go's template set names each file's body after the file.
+        self.defines
+            .insert(name.clone(), (idx, Rc::new(parsed.root.clone())));
         self.sources.push(Source { name, text });
         let parsed = Rc::new(parsed);
         for (n, body) in &parsed.defines {
@@ -337,8 +340,8 @@ impl<'l> Engine<'l> {
                 self.depth -= 1;
                 r?;
             }
-            Node::Break(_) => return Ok(Flow::Break),
-            Node::Continue(_) => return Ok(Flow::Continue),
+            Node::Break => return Ok(Flow::Break),
+            Node::Continue => return Ok(Flow::Continue),
         }
         Ok(Flow::Normal)
     }

@@ -1713,7 +1713,7 @@ fn format_one(
             None => s.to_string(),
         },
         ('s', Value::Unknown) => UNKNOWN_MARKER.into(),
-        ('s', Value::List(_) | Value::Map(_)) => go_string(v),
+        ('s', Value::Map(_)) => go_string(v),
         ('s', Value::Nil) => "%!s(<nil>)".into(),
         ('q', Value::Str(s)) => go_quote(s),
         ('q', Value::Unknown) => go_quote(UNKNOWN_MARKER),

@@ -343,9 +343,11 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         let job = &jobs[i];
         let Some((src, p)) = &parsed[i] else { continue };
         let base = job.path.rsplit('/').next().unwrap_or("");
-        if base.starts_with('_') || base == "NOTES.txt" || job.library {
+        if base.starts_with('_') || job.library {
             continue;
         }
+        // NOTES.txt renders (its errors fail the release, as in Helm) but is no manifest.
+        let notes = base == "NOTES.txt";
         let base_path = job.path.rsplit_once('/').map_or("", |(a, _)| a);
         let mut tmpl = value::Map::new();
         tmpl.insert("Name".into(), Value::str(job.path.as_str()));
@@ -361,7 +363,7 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         let dot = Value::map(top);
         match engine.execute(*src, &p.root, &dot, &dot) {
             Ok(o) => {
-                if o.text.trim().is_empty() {
+                if notes || o.text.trim().is_empty() {
                     continue;
                 }
                 out.manifests.push(finish(&engine, job.path.clone(), o));

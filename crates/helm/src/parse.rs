@@ -31,8 +31,8 @@ pub enum Node {
         name: String,
         pipe: Option<Pipe>,
     },
-    Break(Span),
-    Continue(Span),
+    Break,
+    Continue,
 }
 
 #[derive(Debug, Clone)]
@@ -629,8 +629,8 @@ impl Parser {
                     pipe,
                 })
             }
-            "break" if toks.len() == 1 => Ok(Node::Break(span)),
-            "continue" if toks.len() == 1 => Ok(Node::Continue(span)),
+            "break" if toks.len() == 1 => Ok(Node::Break),
+            "continue" if toks.len() == 1 => Ok(Node::Continue),
             _ => Ok(Node::Action(pipeline(&toks, span, false)?)),
         }
     }
