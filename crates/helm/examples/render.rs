@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use fplint_helm::{render, to_helm_output, Chart, Limits, Release, SetValue, ValuesLayer};
+use fplint_helm::{
+    render, to_helm_output, yaml_errors, Chart, Limits, Release, SetValue, ValuesLayer,
+};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -75,7 +77,9 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let out = render(&chart, &release, &limits);
+    let mut out = render(&chart, &release, &limits);
+    let invalid = yaml_errors(&out, &limits);
+    out.errors.extend(invalid);
     let mut text = String::new();
     if crds {
         for c in &out.crds {

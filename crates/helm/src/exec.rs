@@ -556,6 +556,10 @@ impl<'l> Engine<'l> {
                 Value::Map(m) => m.borrow().get(f).cloned().unwrap_or_default(),
                 Value::Unknown => Value::Unknown,
                 Value::Str(ref s) if s.contains(UNKNOWN_MARKER) => Value::Unknown,
+                // Go: a nil that a pipeline or variable holds is an invalid
+                // value, whose fields are zero; a nil map entry is a nil
+                // interface, whose fields are an error.
+                Value::Nil if i == 0 => return Ok(Value::Nil),
                 Value::Nil => {
                     return Err(self.error(
                         st,

@@ -333,18 +333,11 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
                     let (i, j) = bounds(&idx, l.len())?;
                     Ok(Value::list(l[i..j].to_vec()))
                 }
-                Value::Str(st) => {
-                    if idx.len() > 2 {
-                        return msg("cannot 3-index slice a string");
-                    }
-                    let (i, j) = bounds(&idx, st.len())?;
-                    match st.get(i..j) {
-                        Some(x) => s(x),
-                        None => s(String::from_utf8_lossy(&st.as_bytes()[i..j]).into_owned()),
-                    }
-                }
-                Value::Nil => msg("slice of untyped nil"),
-                other => msg(format!("can't slice item of type {}", other.type_name())),
+                // Sprig's `slice` replaces Go's: lists only.
+                other => msg(format!(
+                    "list should be type of slice or array but {}",
+                    other.type_name().trim_start_matches("[]interface {}")
+                )),
             }
         }
         "print" => s(sprint(a)),

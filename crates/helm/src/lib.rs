@@ -90,6 +90,8 @@ pub enum RenderErrorKind {
     Limit(&'static str),
     /// Values could not be read or merged.
     Values,
+    /// A rendered document is not valid YAML ([`yaml_errors`]).
+    Yaml,
 }
 
 /// An error of one template (the render of other templates goes on).
@@ -157,8 +159,8 @@ impl Default for Release {
 }
 
 /// The Kubernetes version `helm template` assumes without `--kube-version`
-/// (Helm v4.1's built-in default).
-pub const DEFAULT_KUBE_VERSION: &str = "v1.20.0";
+/// (Helm v4.1.4: the version of its Kubernetes client).
+pub const DEFAULT_KUBE_VERSION: &str = "v1.35.0";
 
 /// Where a piece of output came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -794,4 +796,31 @@ pub fn split_documents(text: &str) -> Vec<&str> {
     }
     docs.push(&text[start..]);
     docs
+}
+
+/// Documents of the rendered manifests that are not valid YAML, as
+/// `helm template` reports them ("YAML parse error on ..."). The render
+/// itself does not parse its output: its consumer does.
+pub fn yaml_errors(r: &Rendered, limits: &Limits) -> Vec<RenderError> {
+    let mut errors = Vec::new();
+    for m in &r.manifests {
+        let mut offset = 0;
+        for doc in split_documents(&m.text) {
+            let start = m.text[offset..].find(doc).map_or(offset, |i| offset + i);
+            offset = start + doc.len();
+            if let Err(e) = parse_yaml(doc, limits.max_values_depth, limits.max_values_nodes) {
+                let at = start + e.offset.min(doc.len());
+                let (template, span) = m.source_of(at).map_or((m.path.clone(), 0..0), |s| {
+                    (s.template.clone(), s.source.clone())
+                });
+                errors.push(RenderError {
+                    kind: RenderErrorKind::Yaml,
+                    template,
+                    span,
+                    message: format!("YAML parse error on {}: {}", m.path, e.message),
+                });
+            }
+        }
+    }
+    errors
 }
