@@ -1148,8 +1148,10 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
                     if name == "mustFromJson" {
                         return msg(e.message);
                     }
+                    // go-yaml's wording is not ours: the message is unknown.
+                    let _ = e;
                     let mut m = Map::new();
-                    m.insert("Error".into(), Value::str(e.message));
+                    m.insert("Error".into(), Value::Unknown);
                     Ok(Value::map(m))
                 }
             }
@@ -1165,7 +1167,7 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
                         json_kind(&other)
                     ))])),
                 },
-                Err(e) => Ok(Value::list(vec![Value::str(e.message)])),
+                Err(_) => Ok(Value::list(vec![Value::Unknown])),
             }
         }
 
