@@ -78,6 +78,13 @@ fn main() -> ExitCode {
         }
     };
     let mut out = render(&chart, &release, &limits);
+    if !out.missing_dependencies.is_empty() {
+        eprintln!(
+            "Error: found in Chart.yaml, but missing in charts/ directory: {}",
+            out.missing_dependencies.join(", ")
+        );
+        return ExitCode::from(1);
+    }
     let invalid = yaml_errors(&out, &limits);
     out.errors.extend(invalid);
     let mut text = String::new();

@@ -391,9 +391,14 @@ fn read_dir(
         } else {
             format!("{prefix}/{name}")
         };
-        let Ok(ft) = e.file_type() else { continue };
+        let Ok(mut ft) = e.file_type() else { continue };
         if ft.is_symlink() {
-            continue;
+            // Helm follows links; a linked folder could loop, so only files.
+            match std::fs::metadata(e.path()) {
+                Ok(m) if m.is_file() => ft = m.file_type(),
+                Ok(_) => continue,
+                Err(err) => return Err(cerr(&rel, format!("error evaluating symlink: {err}"))),
+            }
         }
         if ft.is_dir() {
             if name == ".git" {

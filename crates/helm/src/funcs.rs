@@ -323,7 +323,7 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
             }
             Ok(v)
         }
-        "slice" => {
+        "slice" | "mustSlice" => {
             if a.is_empty() {
                 return msg("wrong number of args for slice");
             }
@@ -478,7 +478,7 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
 
         // ------------------------------------------------ strings
         "trim" => s(want_str(one(a, name)?, name)?.trim_matches(is_go_space)),
-        "trimAll" => {
+        "trimAll" | "trimall" => {
             nargs(a, 2, name)?;
             let cut = want_str(&a[0], name)?;
             s(want_str(&a[1], name)?.trim_matches(|c| cut.contains(c)))
@@ -786,7 +786,24 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
         "adler32sum" => s(digest::adler32(bytes_of(one(a, name)?).as_bytes()).to_string()),
 
         // ------------------------------------------------ lists
-        "list" => Ok(Value::list(a.to_vec())),
+        "list" | "tuple" => Ok(Value::list(a.to_vec())),
+        "chunk" | "mustChunk" => {
+            nargs(a, 2, name)?;
+            let size = want_int(&a[0])?;
+            if size <= 0 {
+                return msg("size must be positive");
+            }
+            let l = list_of(&a[1], "chunk")?;
+            Ok(Value::list(
+                l.chunks(size as usize)
+                    .map(|c| Value::list(c.to_vec()))
+                    .collect(),
+            ))
+        }
+        "base" | "dir" | "ext" | "clean" | "isAbs" => {
+            let p = want_str(one(a, name)?, name)?;
+            Ok(path_fn(name, p))
+        }
         "first" | "mustFirst" => {
             let l = list_of(one(a, name)?, "find first")?;
             Ok(l.first().cloned().unwrap_or_default())
@@ -1031,6 +1048,7 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
         "add" => Ok(Value::Int(
             a.iter().map(to_int64).fold(0i64, |x, y| x.wrapping_add(y)),
         )),
+        "add1f" => Ok(Value::Float(to_float64(one(a, name)?) + 1.0)),
         "add1" => Ok(Value::Int(to_int64(one(a, name)?).wrapping_add(1))),
         "sub" => {
             nargs(a, 2, name)?;
@@ -1051,7 +1069,7 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
                 x.wrapping_rem(y)
             }))
         }
-        "max" | "min" => {
+        "max" | "min" | "biggest" => {
             if a.is_empty() {
                 return msg("wrong number of args");
             }
@@ -1229,12 +1247,69 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
         | "mustDateModify" => Ok(Value::Unknown),
 
         // ------------------------------------------------ dates (no clock: only given times)
-        "date" | "dateInZone" | "htmlDate" | "htmlDateInZone" | "toDate" | "mustToDate"
-        | "unixEpoch" | "duration" | "durationRound" => Ok(Value::Unknown),
+        "date" | "dateInZone" | "date_in_zone" | "date_modify" | "htmlDate" | "htmlDateInZone"
+        | "toDate" | "mustToDate" | "unixEpoch" | "duration" | "durationRound" => {
+            Ok(Value::Unknown)
+        }
 
         "toToml" => Ok(Value::Unknown),
         "fail" | "required" | "include" | "tpl" => Err(FnError::NotFound),
         _ => Err(FnError::NotFound),
+    }
+}
+
+/// Go's `path` functions (slash-separated, as Sprig uses them).
+fn path_fn(name: &str, p: &str) -> Value {
+    let clean = {
+        let abs = p.starts_with('/');
+        let mut parts: Vec<&str> = Vec::new();
+        for seg in p.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    if parts.last().is_some_and(|l| *l != "..") {
+                        parts.pop();
+                    } else if !abs {
+                        parts.push("..");
+                    }
+                }
+                s => parts.push(s),
+            }
+        }
+        let j = parts.join("/");
+        match (abs, j.is_empty()) {
+            (true, _) => format!("/{j}"),
+            (false, true) => ".".to_string(),
+            (false, false) => j,
+        }
+    };
+    match name {
+        "clean" => Value::str(clean),
+        "isAbs" => Value::Bool(p.starts_with('/')),
+        "base" => {
+            let t = p.trim_end_matches('/');
+            if p.is_empty() {
+                Value::str(".")
+            } else if t.is_empty() {
+                Value::str("/")
+            } else {
+                Value::str(t.rsplit('/').next().unwrap_or(t))
+            }
+        }
+        "dir" => {
+            let d = match p.rfind('/') {
+                Some(i) => &p[..=i],
+                None => "",
+            };
+            Value::Str(match path_fn("clean", d) {
+                Value::Str(s) => s,
+                _ => ".".into(),
+            })
+        }
+        _ => {
+            let b = p.rsplit('/').next().unwrap_or(p);
+            Value::str(b.rfind('.').map_or("", |i| &b[i..]))
+        }
     }
 }
 

@@ -209,6 +209,9 @@ pub struct Rendered {
     /// Files under `crds/` (not templated), by path.
     pub crds: Vec<ChartFile>,
     pub errors: Vec<RenderError>,
+    /// Dependencies `Chart.yaml` lists that `charts/` does not hold (helm
+    /// refuses to render then; here their output is simply absent).
+    pub missing_dependencies: Vec<String>,
     /// The values the root chart saw (after merging).
     pub values: Value,
 }
@@ -254,6 +257,7 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
     if !out.errors.is_empty() {
         return out;
     }
+    missing_dependencies(chart, "", &mut out.missing_dependencies);
     // Dependencies enabled by condition and tags, then defaults coalesced.
     let chart = enabled_chart(chart, &user, limits);
     let chart = import_values(&chart);
@@ -350,7 +354,8 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         }
         // NOTES.txt renders (its errors fail the release, as in Helm) but is no manifest.
         let notes = base == "NOTES.txt";
-        let base_path = job.path.rsplit_once('/').map_or("", |(a, _)| a);
+        // The chart's templates folder, whatever subfolder the file is in.
+        let base_path = job.base_path.as_str();
         let mut tmpl = value::Map::new();
         tmpl.insert("Name".into(), Value::str(job.path.as_str()));
         tmpl.insert("BasePath".into(), Value::str(base_path));
@@ -385,6 +390,17 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
     out
 }
 
+fn missing_dependencies(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
+    for d in &chart.dependencies {
+        if !chart.subcharts.iter().any(|s| s.name == d.name) {
+            out.push(format!("{prefix}{}", d.name));
+        }
+    }
+    for s in &chart.subcharts {
+        missing_dependencies(s, &format!("{prefix}{}/", s.name), out);
+    }
+}
+
 struct Job {
     path: String,
     data: Vec<u8>,
@@ -392,6 +408,7 @@ struct Job {
     chart: Value,
     files: Value,
     library: bool,
+    base_path: String,
 }
 
 fn collect(chart: &Chart, prefix: &str, values: &Value, root: bool, jobs: &mut Vec<Job>) {
@@ -410,6 +427,7 @@ fn collect(chart: &Chart, prefix: &str, values: &Value, root: bool, jobs: &mut V
             chart: chart_obj.clone(),
             files: files.clone(),
             library: chart.is_library,
+            base_path: format!("{prefix}/templates"),
         });
     }
     for sub in &chart.subcharts {
@@ -768,34 +786,72 @@ pub fn to_helm_output(r: &Rendered) -> String {
     let mut out = String::new();
     for m in &r.manifests {
         for doc in split_documents(&m.text) {
-            if doc.trim().is_empty() {
-                continue;
-            }
             out.push_str("---\n# Source: ");
             out.push_str(&m.path);
             out.push('\n');
-            out.push_str(doc.trim_end_matches([' ', '\n', '\t', '\r']));
+            out.push_str(doc);
             out.push('\n');
         }
     }
     out
 }
 
-/// Splits a rendered file into YAML documents at `---` lines.
+/// Splits a rendered file into documents as Helm's `SplitManifests` does:
+/// at `---` after a line break (whatever follows it on the line), each
+/// document trimmed, empty ones dropped.
 pub fn split_documents(text: &str) -> Vec<&str> {
-    let mut docs = Vec::new();
-    let mut start = 0;
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        let l = line.trim_end();
-        if l == "---" || (l.starts_with("--- ") && line.starts_with("---")) {
-            docs.push(&text[start..pos]);
-            start = pos + line.len();
+    document_ranges(text)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect()
+}
+
+/// Byte ranges of [`split_documents`].
+pub fn document_ranges(text: &str) -> Vec<Range<usize>> {
+    const WS: &[char] = &['\t', '\n', '\x0c', '\r', ' '];
+    let start = text.len() - text.trim_start_matches(WS).len();
+    let end = text.trim_end_matches(WS).len().max(start);
+    let body = &text[start..end];
+    let mut out = Vec::new();
+    let mut doc_start = 0;
+    let mut i = 0;
+    let b = body.as_bytes();
+    let push = |from: usize, to: usize, out: &mut Vec<Range<usize>>| {
+        let d = &body[from..to];
+        let lead = d.len() - d.trim_start_matches(WS).len();
+        let t = d.trim_matches(WS);
+        if !t.is_empty() {
+            out.push(start + from + lead..start + from + lead + t.len());
         }
-        pos += line.len();
+    };
+    if body.starts_with("---") {
+        let mut k = 3;
+        while k < b.len() && WS.contains(&(b[k] as char)) {
+            k += 1;
+        }
+        doc_start = k;
+        i = k;
     }
-    docs.push(&text[start..]);
-    docs
+    while i < b.len() {
+        if b[i] == b'\n' && body[i + 1..].starts_with("---") {
+            // The separator takes the blanks before the line break too.
+            let mut s0 = i;
+            while s0 > doc_start && WS.contains(&(b[s0 - 1] as char)) {
+                s0 -= 1;
+            }
+            push(doc_start, s0, &mut out);
+            let mut k = i + 4;
+            while k < b.len() && WS.contains(&(b[k] as char)) {
+                k += 1;
+            }
+            doc_start = k;
+            i = k;
+            continue;
+        }
+        i += 1;
+    }
+    push(doc_start, b.len(), &mut out);
+    out
 }
 
 /// Documents of the rendered manifests that are not valid YAML, as
@@ -804,12 +860,10 @@ pub fn split_documents(text: &str) -> Vec<&str> {
 pub fn yaml_errors(r: &Rendered, limits: &Limits) -> Vec<RenderError> {
     let mut errors = Vec::new();
     for m in &r.manifests {
-        let mut offset = 0;
-        for doc in split_documents(&m.text) {
-            let start = m.text[offset..].find(doc).map_or(offset, |i| offset + i);
-            offset = start + doc.len();
+        for range in document_ranges(&m.text) {
+            let doc = &m.text[range.clone()];
             if let Err(e) = parse_yaml(doc, limits.max_values_depth, limits.max_values_nodes) {
-                let at = start + e.offset.min(doc.len());
+                let at = range.start + e.offset.min(doc.len());
                 let (template, span) = m.source_of(at).map_or((m.path.clone(), 0..0), |s| {
                     (s.template.clone(), s.source.clone())
                 });
