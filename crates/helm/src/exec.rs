@@ -53,6 +53,17 @@ pub struct Engine<'l> {
     depth: usize,
     written: usize,
     tpl_cache: HashMap<Rc<str>, (usize, Rc<parse::Parsed>)>,
+    /// Stack address where the current run began: deep includes stop before
+    /// the thread's stack does, whatever its size.
+    stack_base: usize,
+}
+
+/// Stack a run may use for nesting (the caller's thread may be a 2 MiB worker).
+const STACK_BUDGET: usize = 768 * 1024;
+
+fn stack_here() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// Execution state of one template run (Go's `state`).
@@ -77,6 +88,7 @@ impl<'l> Engine<'l> {
             depth: 0,
             written: 0,
             tpl_cache: HashMap::new(),
+            stack_base: 0,
         }
     }
 
@@ -107,6 +119,7 @@ impl<'l> Engine<'l> {
 
     /// Runs parsed nodes of source `src` with `dot` as data.
     pub fn execute(&mut self, src: usize, nodes: &[Node], dot: &Value, root: &Value) -> Res<Out> {
+        self.stack_base = stack_here();
         let mut out = Out::default();
         let name: Rc<str> = self.sources[src].name.as_str().into();
         let mut st = State {
@@ -348,7 +361,8 @@ impl<'l> Engine<'l> {
 
     fn enter(&mut self, st: &State, span: &Span, limit: &'static str) -> Res<()> {
         self.depth += 1;
-        if self.depth > self.limits.max_include_depth {
+        let used = self.stack_base.abs_diff(stack_here());
+        if self.depth > self.limits.max_include_depth || used > STACK_BUDGET {
             self.depth -= 1;
             return Err(self.error(
                 st,
@@ -457,9 +471,7 @@ impl<'l> Engine<'l> {
         self.step(st, &cmd.span)?;
         let first = &cmd.args[0];
         match &first.kind {
-            ArgKind::Ident(name) => {
-                self.call(st, name, &cmd.args[1..], first.span.clone(), dot, fin)
-            }
+            ArgKind::Ident(name) => self.call(st, name, &cmd.args[1..], cmd.span.clone(), dot, fin),
             ArgKind::Field(fields) => self.chain(
                 st,
                 dot.clone(),

@@ -779,6 +779,21 @@ fn split_top(toks: &[Token], sep: impl Fn(&Tok) -> bool) -> Vec<&[Token]> {
     out
 }
 
+fn depth_of_parens(toks: &[Token]) -> usize {
+    let (mut d, mut max) = (0usize, 0usize);
+    for t in toks {
+        match t.tok {
+            Tok::LParen => {
+                d += 1;
+                max = max.max(d);
+            }
+            Tok::RParen => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 fn operands(toks: &[Token]) -> Result<Vec<Arg>, ParseError> {
     let mut args = Vec::new();
     let mut i = 0;
@@ -817,6 +832,9 @@ fn operands(toks: &[Token]) -> Result<Vec<Arg>, ParseError> {
                 }
                 let inner = &toks[i + 1..j];
                 let pspan = t.span.start..toks[j].span.end;
+                if depth_of_parens(inner) > MAX_PARSE_DEPTH / 4 {
+                    return err("parentheses nested too deeply", pspan);
+                }
                 let pipe = pipeline(inner, pspan, false)?;
                 i = j;
                 ArgKind::Pipe(Box::new(pipe), Vec::new())

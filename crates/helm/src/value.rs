@@ -285,7 +285,7 @@ pub fn go_float_g(f: f64) -> String {
     let (digits, dp) = shortest_digits(f);
     let sign = if f < 0.0 { "-" } else { "" };
     let exp = dp - 1;
-    if exp < -4 || exp >= 21.max(6).min(6) {
+    if !(-4..6).contains(&exp) {
         let mut s = String::from(sign);
         s.push_str(&digits[..1]);
         if digits.len() > 1 {
@@ -739,7 +739,7 @@ fn analyze(s: &str) -> Analysis {
                 _ => {}
             }
         }
-        if !is_printable(c) || (!c.is_ascii() && false) {
+        if !is_printable(c) {
             special = true;
         }
         if c == ' ' {
