@@ -280,8 +280,8 @@ impl<'l> Engine<'l> {
                     Value::Nil => {}
                     Value::Unknown => unknown = true,
                     Value::Str(s) if s.contains(UNKNOWN_MARKER) => unknown = true,
-                    Value::Object(o) => {
-                        if let Object::Files(f) = &**o {
+                    Value::Object(o) => match &**o {
+                        Object::Files(f) => {
                             items = f
                                 .iter()
                                 .map(|(k, b)| {
@@ -292,7 +292,15 @@ impl<'l> Engine<'l> {
                                 })
                                 .collect()
                         }
-                    }
+                        Object::ApiVersions(list) => {
+                            items = list
+                                .iter()
+                                .enumerate()
+                                .map(|(i, v)| (Value::Int(i as i64), Value::str(v.as_str())))
+                                .collect()
+                        }
+                        Object::KubeVersion { .. } => {}
+                    },
                     other => {
                         return Err(self.error(
                             st,
