@@ -49,6 +49,8 @@ pub struct Chart {
     pub crds: Vec<ChartFile>,
     pub dependencies: Vec<Dependency>,
     pub subcharts: Vec<Chart>,
+    /// `values.schema.json`, when present and readable.
+    pub schema: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -155,6 +157,7 @@ impl Chart {
         let mut other = BTreeMap::new();
         let mut sub_files: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
         let mut sub_archives: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut schema = None;
         for f in files {
             if ignore.ignored(&f.path) {
                 continue;
@@ -202,10 +205,13 @@ impl Chart {
                 if f.path.starts_with("crds/") {
                     crds.push(f.clone());
                 }
-                if f.path != "values.schema.json"
-                    && f.path != "requirements.yaml"
-                    && f.path != "requirements.lock"
-                {
+                if f.path == "values.schema.json" {
+                    // JSON is read as YAML; a schema that does not read is not checked.
+                    let text = String::from_utf8_lossy(&f.data).replace('\t', " ");
+                    schema = parse_yaml(&text, limits.max_values_depth, limits.max_values_nodes)
+                        .ok()
+                        .and_then(|(d, _)| d.into_iter().next());
+                } else if f.path != "requirements.yaml" && f.path != "requirements.lock" {
                     other.insert(f.path, f.data);
                 }
             }
@@ -237,6 +243,7 @@ impl Chart {
             crds,
             dependencies,
             subcharts,
+            schema,
         })
     }
 

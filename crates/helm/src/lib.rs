@@ -24,6 +24,7 @@ mod digest;
 mod exec;
 mod funcs;
 mod parse;
+mod schema;
 mod strvals;
 mod value;
 
@@ -268,6 +269,16 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
     } else {
         Value::map(vals)
     };
+    let mut violations = String::new();
+    schema_errors(&chart, &top, &mut violations, 0);
+    if !violations.is_empty() {
+        out.errors.push(values_error(
+            "values.schema.json",
+            0..0,
+            &format!("values don't meet the specifications of the schema(s) in the following chart(s):\n{violations}"),
+        ));
+        return out;
+    }
     out.values = top.clone();
     out.crds = collect_crds(&chart, "");
 
@@ -388,6 +399,36 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         }
     }
     out
+}
+
+/// Helm's `ValidateAgainstSchema`: each chart's schema against its values.
+fn schema_errors(chart: &Chart, values: &Value, out: &mut String, depth: usize) {
+    if depth > value::MAX_NEST {
+        return;
+    }
+    if let Some(s) = &chart.schema {
+        let errs = schema::validate(s, values);
+        if !errs.is_empty() {
+            out.push_str(&chart.name);
+            out.push_str(":\n");
+            for e in errs {
+                out.push_str("- ");
+                out.push_str(&e);
+                out.push('\n');
+            }
+        }
+    }
+    for sub in &chart.subcharts {
+        let sv = match values {
+            Value::Map(m) => m
+                .borrow()
+                .get(&sub.name)
+                .cloned()
+                .unwrap_or_else(Value::empty_map),
+            _ => Value::Unknown,
+        };
+        schema_errors(sub, &sv, out, depth + 1);
+    }
 }
 
 fn missing_dependencies(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
