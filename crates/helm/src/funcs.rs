@@ -104,7 +104,15 @@ const CARRY: &[&str] = &[
     "js",
 ];
 
-pub fn call(name: &str, args: Vec<Value>, ctx: &mut Ctx) -> R {
+pub fn call(name: &str, mut args: Vec<Value>, ctx: &mut Ctx) -> R {
+    // `.Capabilities.APIVersions` is a []string to functions (`has "x" ...`).
+    for a in &mut args {
+        if let Value::Object(o) = a {
+            if let Object::ApiVersions(list) = &**o {
+                *a = Value::list(list.iter().map(|v| Value::str(v.as_str())).collect());
+            }
+        }
+    }
     let any_unknown = args.iter().any(Value::is_unknown);
     if any_unknown {
         if let Some(v) = unknown_rule(name, &args) {
