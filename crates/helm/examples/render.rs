@@ -77,6 +77,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if chart.is_library {
+        eprintln!("Error: library charts are not installable");
+        return ExitCode::from(1);
+    }
     let mut out = render(&chart, &release, &limits);
     if !out.missing_dependencies.is_empty() {
         eprintln!(

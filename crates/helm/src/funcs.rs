@@ -32,11 +32,13 @@ fn msg<T>(m: impl Into<String>) -> Result<T, FnError> {
 /// argument goes through as its marker instead of making the result unknown.
 const CARRY: &[&str] = &[
     "list",
+    "tuple",
     "dict",
     "set",
     "append",
     "mustAppend",
     "push",
+    "mustPush",
     "prepend",
     "mustPrepend",
     "concat",
@@ -68,38 +70,7 @@ const CARRY: &[&str] = &[
     "join",
     "replace",
     "trunc",
-    "coalesce",
-    "first",
-    "last",
-    "rest",
-    "initial",
-    "index",
-    "get",
-    "pick",
-    "omit",
-    "dict",
-    "deepCopy",
-    "mustDeepCopy",
-    "dig",
-    "pluck",
-    "values",
-    "hasKey",
-    "keys",
-    "without",
-    "compact",
-    "default",
-    "ternary",
-    "and",
-    "or",
-    "list",
-    "unset",
-    "toStrings",
     "nospace",
-    "kindIs",
-    "typeIs",
-    "kindOf",
-    "typeOf",
-    "len",
     "html",
     "js",
 ];
@@ -126,7 +97,12 @@ pub fn call(name: &str, mut args: Vec<Value>, ctx: &mut Ctx) -> R {
             };
         }
         let markers: usize = args.iter().map(count_markers).sum();
-        let r = call_known(name, &args, ctx)?;
+        let r = match call_known(name, &args, ctx) {
+            Ok(r) => r,
+            // An unknown where a dict or list was due: the result is unknown.
+            Err(FnError::Msg(_)) => return Ok(Value::Unknown),
+            Err(e) => return Err(e),
+        };
         // Text that lost a marker (trunc, replace) is unknown as a whole.
         if let Value::Str(s) = &r {
             if s.matches(UNKNOWN_MARKER).count() < markers.min(1) {

@@ -448,7 +448,27 @@ fn lex_number(src: &str, start: usize) -> Result<(Tok, usize), ParseError> {
     if let Some(i) = int {
         return Ok((Tok::Int(if neg { -i } else { i }), p));
     }
-    if lower.is_empty() || lower.starts_with("0x") {
+    if let Some(h) = lower.strip_prefix("0x") {
+        // Hexadecimal float: 0x1p60, 0x1.8p-3.
+        if let Some((mant, exp)) = h.split_once('p') {
+            let (ip, fp) = mant.split_once('.').unwrap_or((mant, ""));
+            let mut m = 0f64;
+            for c in ip.chars().chain(fp.chars()) {
+                let Some(d) = c.to_digit(16) else {
+                    return bad();
+                };
+                m = m * 16.0 + d as f64;
+            }
+            let Ok(e) = exp.parse::<i32>() else {
+                return bad();
+            };
+            let f = m * 2f64.powi(e - 4 * fp.len() as i32);
+            let f = if neg { -f } else { f };
+            return Ok((Tok::Float(f), p));
+        }
+        return bad();
+    }
+    if lower.is_empty() {
         return bad();
     }
     match lower.parse::<f64>() {
