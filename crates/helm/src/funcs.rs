@@ -621,9 +621,18 @@ fn call_known(name: &str, a: &[Value], ctx: &mut Ctx) -> R {
             .split_whitespace()
             .filter_map(|w| w.chars().next())
             .collect::<String>()),
-        "wrap" => {
-            nargs(a, 2, name)?;
-            s(want_str(&a[1], name)?)
+        "wrap" | "wrapWith" => {
+            let (w, text) = match a {
+                [w, t] if name == "wrap" => (want_int(w)?, want_str(t, name)?),
+                [w, _, t] => (want_int(w)?, want_str(t, name)?),
+                _ => return msg(format!("wrong number of args for {name}")),
+            };
+            // goutils' line breaking is not reproduced: longer text is unknown.
+            if text.chars().count() as i64 <= w.max(1) && !text.contains('\n') {
+                s(text)
+            } else {
+                Ok(Value::Unknown)
+            }
         }
         "plural" => {
             nargs(a, 3, name)?;
