@@ -955,3 +955,108 @@ pub fn yaml_errors(r: &Rendered, limits: &Limits) -> Vec<RenderError> {
     }
     errors
 }
+
+/// Where a value of the root chart's `.Values` was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueOrigin {
+    /// A values file of the release (`ValuesLayer::Yaml`'s name), or the
+    /// chart's own (`values.yaml`, `charts/SUB/values.yaml`), and the byte
+    /// range of the value in it.
+    File { file: String, range: Range<usize> },
+    /// The release's `set` entry with this index.
+    Set { index: usize },
+}
+
+/// Which layer set the value at `path` (`image.tag`, `tolerations[0].key`):
+/// `set` first, then the release's values files from the last, then the
+/// chart's `values.yaml`, then a subchart's for `SUB.key`. `None` when no
+/// layer writes that path (a value a template computed, or a missing one).
+pub fn value_origin(
+    chart: &Chart,
+    release: &Release,
+    path: &str,
+    limits: &Limits,
+) -> Option<ValueOrigin> {
+    for (index, s) in release.set.iter().enumerate().rev() {
+        let mut m = value::Map::new();
+        if strvals::parse_into(&s.expr, &mut m, s.string).is_ok()
+            && path_exists(&Value::map(m), path)
+        {
+            return Some(ValueOrigin::Set { index });
+        }
+    }
+    for layer in release.values.iter().rev() {
+        if let ValuesLayer::Yaml { file, text } = layer {
+            if let Ok((_, spans)) =
+                parse_yaml(text, limits.max_values_depth, limits.max_values_nodes)
+            {
+                if let Some(s) = spans.iter().find(|s| s.path == path) {
+                    return Some(ValueOrigin::File {
+                        file: file.clone(),
+                        range: s.range.clone(),
+                    });
+                }
+            }
+        }
+    }
+    chart_origin(chart, path, "", 0)
+}
+
+fn chart_origin(chart: &Chart, path: &str, prefix: &str, depth: usize) -> Option<ValueOrigin> {
+    if let Some(s) = chart.values_spans.iter().find(|s| s.path == path) {
+        return Some(ValueOrigin::File {
+            file: format!("{prefix}values.yaml"),
+            range: s.range.clone(),
+        });
+    }
+    if depth > 10 {
+        return None;
+    }
+    for sub in &chart.subcharts {
+        if let Some(rest) = path
+            .strip_prefix(sub.name.as_str())
+            .and_then(|r| r.strip_prefix('.'))
+        {
+            let found = chart_origin(
+                sub,
+                rest,
+                &format!("{prefix}charts/{}/", sub.name),
+                depth + 1,
+            );
+            if found.is_some() {
+                return found;
+            }
+        }
+    }
+    None
+}
+
+/// Whether `path` (dots and `[i]`) names a value in `v`.
+fn path_exists(v: &Value, path: &str) -> bool {
+    let mut cur = v.clone();
+    for part in path.split('.') {
+        let (key, indices) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        let next = match &cur {
+            Value::Map(m) => m.borrow().get(key).cloned(),
+            _ => None,
+        };
+        let Some(mut next) = next else { return false };
+        for idx in indices.split('[').filter(|s| !s.is_empty()) {
+            let Ok(i) = idx.trim_end_matches(']').parse::<usize>() else {
+                return false;
+            };
+            next = match &next {
+                Value::List(l) => match l.get(i) {
+                    Some(e) => e.clone(),
+                    None => return false,
+                },
+                _ => return false,
+            };
+        }
+        cur = next;
+    }
+    true
+}

@@ -462,3 +462,46 @@ fn oracle_charts_snapshot() {
         insta::assert_snapshot!(name.clone(), to_helm_output(&r));
     }
 }
+
+#[test]
+fn value_origins_follow_the_layers() {
+    use fplint_helm::{value_origin, ValueOrigin};
+    let c = chart(
+        "image:\n  tag: v1\nreplicas: 1\ntolerations:\n  - key: a\n",
+        &[("a.yaml", "x: 1")],
+    );
+    let release = Release {
+        values: vec![ValuesLayer::Yaml {
+            file: "prod.yaml".into(),
+            text: "replicas: 3\n".into(),
+        }],
+        set: vec![SetValue {
+            expr: "image.tag=v2".into(),
+            string: false,
+        }],
+        ..known()
+    };
+    let l = Limits::default();
+    assert_eq!(
+        value_origin(&c, &release, "image.tag", &l),
+        Some(ValueOrigin::Set { index: 0 })
+    );
+    assert_eq!(
+        value_origin(&c, &release, "replicas", &l),
+        Some(ValueOrigin::File {
+            file: "prod.yaml".into(),
+            range: 10..11
+        })
+    );
+    let Some(ValueOrigin::File { file, range }) =
+        value_origin(&c, &release, "tolerations[0].key", &l)
+    else {
+        panic!("no origin");
+    };
+    assert_eq!(file, "values.yaml");
+    assert_eq!(
+        &"image:\n  tag: v1\nreplicas: 1\ntolerations:\n  - key: a\n"[range],
+        "a"
+    );
+    assert_eq!(value_origin(&c, &release, "missing", &l), None);
+}
