@@ -73,6 +73,10 @@ const CARRY: &[&str] = &[
     "nospace",
     "html",
     "js",
+    "fromYaml",
+    "fromJson",
+    "fromYamlArray",
+    "fromJsonArray",
 ];
 
 pub fn call(name: &str, mut args: Vec<Value>, ctx: &mut Ctx) -> R {
@@ -144,6 +148,41 @@ fn unknown_rule(name: &str, args: &[Value]) -> Option<Value> {
             Some(Value::Unknown).filter(|_| args.first().is_some_and(Value::is_unknown))
         }
         "eq" | "ne" | "lt" | "le" | "gt" | "ge" => Some(Value::Unknown),
+        // YAML text with a marker where a scalar was reads back with the
+        // marker in that scalar; text that is all marker is unknown whole.
+        "fromYaml" | "fromJson" | "fromYamlArray" | "fromJsonArray" => match args.first()? {
+            Value::Str(t) if t.trim() != UNKNOWN_MARKER => None,
+            _ => Some(Value::Unknown),
+        },
+        // `merge $dst (unknown)`: which keys the result has is unknown.
+        "merge" | "mustMerge" | "mergeOverwrite" | "mustMergeOverwrite" => args
+            .iter()
+            .any(|a| matches!(a, Value::Unknown))
+            .then_some(Value::Unknown),
+        "contains" | "hasPrefix" | "hasSuffix" => {
+            let (Value::Str(needle), Value::Str(hay)) = (args.first()?, args.get(1)?) else {
+                return Some(Value::Unknown);
+            };
+            if needle.contains(UNKNOWN_MARKER) {
+                return Some(Value::Unknown);
+            }
+            let parts: Vec<&str> = hay.split(UNKNOWN_MARKER).collect();
+            let found = match name {
+                "contains" => parts.iter().any(|p| p.contains(&**needle)),
+                "hasPrefix" => parts[0].starts_with(&**needle),
+                _ => parts[parts.len() - 1].ends_with(&**needle),
+            };
+            // Unknown values are names, namespaces, random text and cluster
+            // data, none of which holds template delimiters: charts ask
+            // whether a value needs `tpl` this way.
+            if found {
+                Some(Value::Bool(true))
+            } else if needle.contains("{{") || needle.contains("}}") {
+                Some(Value::Bool(false))
+            } else {
+                Some(Value::Unknown)
+            }
+        }
         _ => None,
     }
 }

@@ -933,11 +933,17 @@ pub fn document_ranges(text: &str) -> Vec<Range<usize>> {
 
 /// Documents of the rendered manifests that are not valid YAML, as
 /// `helm template` reports them ("YAML parse error on ..."). The render
-/// itself does not parse its output: its consumer does.
+/// itself does not parse its output: its consumer does. Documents with an
+/// unknown region are left out: their consumer treats them as unknown.
 pub fn yaml_errors(r: &Rendered, limits: &Limits) -> Vec<RenderError> {
     let mut errors = Vec::new();
     for m in &r.manifests {
         for range in document_ranges(&m.text) {
+            // A document with unknown parts may be invalid only for them:
+            // it is unknown, not an error.
+            if m.is_unknown(range.clone()) {
+                continue;
+            }
             let doc = &m.text[range.clone()];
             if let Err(e) = parse_yaml(doc, limits.max_values_depth, limits.max_values_nodes) {
                 let at = range.start + e.offset.min(doc.len());
