@@ -97,6 +97,7 @@ pub(crate) fn assign_by(
         a.cluster_key = k;
     }
     left.files = files.into_iter().collect();
+    crate::declared::assign_releases(project, sources, assigner);
     left
 }
 

@@ -1,11 +1,14 @@
 //! Format frontends: each reads its files into the cluster model and knows
 //! nothing of rules.
 
+pub mod argocd;
 pub mod cloudformation;
 pub mod eksctl;
+pub mod flux;
 pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
+pub mod release;
 pub mod terraform;
 
 use crate::diagnostic::Diagnostic;
@@ -70,6 +73,8 @@ pub struct UnitOutput {
     /// See [`Project::terraform_blocks`].
     pub terraform_blocks: Vec<crate::model::TerraformBlock>,
     pub planned: Vec<crate::model::PlannedResource>,
+    /// Helm releases declared outside a cluster's unit; see [`Project::releases`].
+    pub releases: Vec<crate::model::HelmRelease>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -142,6 +147,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.schema_findings.append(&mut unit.schema);
     project.terraform_blocks.append(&mut unit.terraform_blocks);
     project.planned.append(&mut unit.planned);
+    project.releases.append(&mut unit.releases);
     unit.diagnostics
 }
 

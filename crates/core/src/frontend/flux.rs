@@ -1,0 +1,110 @@
+//! Flux `HelmRelease`s (`helm.toolkit.fluxcd.io` v2 and v2beta*): a release
+//! the helm-controller in the cluster applies once the cluster and its
+//! profiles exist. A chart from a `HelmRepository` or `OCIRepository` is
+//! named by `chart.spec.chart`; a `GitRepository` chart path that exists in
+//! this repository is a local chart, whose content is unknown until
+//! rendered. `valuesFrom` makes the values unknown; `kubeConfig` names
+//! another cluster.
+
+use super::kubernetes::{join, loc_of, located_str};
+use super::release::{self, merge_into};
+use super::UnitOutput;
+use crate::model::{AppliedBy, HelmRelease, Known, Located};
+use crate::source::SourceFile;
+use crate::value::{Value, ValueKind};
+
+/// Whether an object is a Flux `HelmRelease`.
+pub fn recognise(api: &str, kind: &str) -> bool {
+    api.starts_with("helm.toolkit.fluxcd.io/") && kind == "HelmRelease"
+}
+
+/// Read a `HelmRelease` at `path` into the unit's declared releases.
+pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
+    let Some(spec) = obj.get("spec") else { return };
+    let spec_path = join(path, "spec");
+    let Some(chart_spec) = spec.get("chart").and_then(|c| c.get("spec")) else {
+        // `chartRef` names a source object whose chart is not read here.
+        return;
+    };
+    let cs_path = join(&spec_path, "chart.spec");
+    let Some(chart) = chart_spec.get("chart") else {
+        return;
+    };
+    let source_kind = chart_spec
+        .get("sourceRef")
+        .and_then(|s| s.get("kind"))
+        .and_then(Value::as_str)
+        .unwrap_or("HelmRepository");
+    let chart_path = join(&cs_path, "chart");
+    let mut rel = HelmRelease::new(
+        located_str(chart, &chart_path),
+        loc_of(obj.get("kind").unwrap_or(obj), &join(path, "kind")),
+        AppliedBy::Controller,
+    );
+    match source_kind {
+        "HelmRepository" | "OCIRepository" => {}
+        "GitRepository" | "Bucket" => {
+            let local = chart
+                .as_str()
+                .and_then(|c| release::local_folder(file, c))
+                .filter(|d| d.join("Chart.yaml").is_file());
+            let Some(dir) = local else { return };
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
+            rel.local_chart = true;
+        }
+        _ => return,
+    }
+    rel.version = chart_spec
+        .get("version")
+        .map(|v| located_str(v, &join(&cs_path, "version")));
+    rel.repository = chart_spec
+        .get("sourceRef")
+        .and_then(|s| s.get("name"))
+        .map(|v| located_str(v, &join(&cs_path, "sourceRef.name")));
+    let meta = obj.get("metadata");
+    let own_ns = meta.and_then(|m| m.get("namespace"));
+    let target = spec.get("targetNamespace");
+    rel.namespace = match (target, own_ns) {
+        (Some(t), _) => located_str(t, &join(&spec_path, "targetNamespace")),
+        (None, Some(n)) => located_str(n, &join(path, "metadata.namespace")),
+        // `kubectl -n` or a Flux Kustomization decides it.
+        (None, None) => Located::new(Known::Unknown, loc_of(meta.unwrap_or(obj), path)),
+    };
+    rel.name = match (spec.get("releaseName"), meta.and_then(|m| m.get("name"))) {
+        (Some(r), _) => located_str(r, &join(&spec_path, "releaseName")),
+        (None, Some(n)) => {
+            let mut l = located_str(n, &join(path, "metadata.name"));
+            // Flux names it `<targetNamespace>-<name>` when a target is set.
+            if let (Some(t), Known::Known(name)) = (target.and_then(Value::as_str), &l.value) {
+                l.value = Known::Known(format!("{t}-{name}"));
+            }
+            l
+        }
+        (None, None) => Located::new(Known::Unknown, rel.loc.clone()),
+    };
+    rel.destination = spec.get("kubeConfig").map(|k| {
+        let name = k.get("secretRef").and_then(|s| s.get("name"));
+        match name {
+            Some(n) => located_str(n, &join(&spec_path, "kubeConfig.secretRef.name")),
+            None => Located::new(Known::Unknown, loc_of(k, &join(&spec_path, "kubeConfig"))),
+        }
+    });
+    if rel.local_chart {
+        rel.values = Known::Unknown;
+    } else if spec.get("valuesFrom").is_some() {
+        // ConfigMaps and Secrets merged in are not read yet.
+        rel.values = Known::Unknown;
+    } else if let Some(v) = spec.get("values") {
+        match v.kind {
+            ValueKind::Map(_) | ValueKind::Null => {
+                merge_into(&mut rel.values, Known::Known(v.clone()))
+            }
+            _ => rel.values = Known::Unknown,
+        }
+    }
+    out.releases.push(rel);
+}
