@@ -5,6 +5,7 @@ pub mod argocd;
 pub mod cloudformation;
 pub mod eksctl;
 pub mod flux;
+pub mod helmfile;
 pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
@@ -209,6 +210,10 @@ pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
 
 fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
     let mut out = UnitOutput::default();
+    if helmfile::is_helmfile(&file.path) {
+        helmfile::load(file, &parsed, &mut out);
+        return out;
+    }
     // Terraform renders it (`templatefile()`); nobody applies it as written.
     if parsed.error.is_some() && terraform_template(&file.text) {
         return out;
