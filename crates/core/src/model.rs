@@ -157,6 +157,9 @@ pub struct Project {
     /// helmfile), until the run assigns them and copies each into its
     /// cluster's [`Cluster::helm_releases`].
     pub releases: Vec<HelmRelease>,
+    /// Folders of manifests a controller applies (an Argo CD directory
+    /// source, a Flux `Kustomization`), with the namespace it gives them.
+    pub directory_sources: Vec<DirectorySource>,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }
@@ -495,6 +498,26 @@ pub struct HelmRelease {
     /// Another cluster the declaration names (Argo CD's `destination.name`
     /// or `server`, Flux's `kubeConfig`): the release runs there, not where
     /// its file lies.
+    pub destination: Option<Located<String>>,
+}
+
+/// A folder of this repository whose manifests a controller applies.
+#[derive(Clone, Debug)]
+pub struct DirectorySource {
+    /// The folder, as a path from the working directory.
+    pub folder: std::path::PathBuf,
+    /// Manifests in subfolders too.
+    pub recurse: bool,
+    /// Globs of file paths (relative to the folder) to apply; all when empty.
+    pub include: Vec<String>,
+    /// Globs of file paths to leave out.
+    pub exclude: Vec<String>,
+    /// The namespace it gives objects.
+    pub namespace: Located<String>,
+    /// Whether the namespace replaces one the object sets (Flux's
+    /// `targetNamespace`), or only fills in a missing one (Argo CD).
+    pub override_namespace: bool,
+    /// Another cluster the declaration names; see [`HelmRelease::destination`].
     pub destination: Option<Located<String>>,
 }
 

@@ -54,6 +54,7 @@ pub(crate) fn assign_by(
     sources: &Sources,
     assigner: &Assigner,
 ) -> Unassigned {
+    crate::declared::apply_directory_sources(project, sources);
     let pick = |span: Span| assigner.pick(sources, span);
     let workload_keys: Vec<Option<String>> = project
         .workloads

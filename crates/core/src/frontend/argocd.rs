@@ -8,7 +8,7 @@
 use super::kubernetes::{join, loc_of, located_str};
 use super::release::{self, from_yaml_string, merge_into, set_path, typed};
 use super::UnitOutput;
-use crate::model::{AppliedBy, HelmRelease, Known, Located};
+use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located};
 use crate::source::SourceFile;
 use crate::value::{Value, ValueKind};
 
@@ -47,6 +47,9 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
     }
     for (src, src_path) in sources {
         let Some(mut rel) = chart_of(file, src, &src_path) else {
+            if let Some(d) = directory_of(file, src, &namespace, &destination) {
+                out.directory_sources.push(d);
+            }
             continue;
         };
         let helm = src.get("helm");
@@ -103,6 +106,53 @@ fn chart_of(file: &SourceFile, src: &Value, path: &str) -> Option<HelmRelease> {
     rel.local_chart = true;
     rel.values = Known::Unknown;
     Some(rel)
+}
+
+/// A source `path` of this repository that holds manifests (no chart, no
+/// kustomization, no plugin): Argo CD applies them, giving
+/// `destination.namespace` to objects without one.
+fn directory_of(
+    file: &SourceFile,
+    src: &Value,
+    namespace: &Located<String>,
+    destination: &Option<Located<String>>,
+) -> Option<DirectorySource> {
+    if src.get("chart").is_some()
+        || src.get("kustomize").is_some()
+        || src.get("plugin").is_some()
+        || src.get("helm").is_some()
+    {
+        return None;
+    }
+    let folder = release::local_folder(file, src.get("path")?.as_str()?)?;
+    if [
+        "kustomization.yaml",
+        "kustomization.yml",
+        "Kustomization",
+        "Chart.yaml",
+    ]
+    .iter()
+    .any(|k| folder.join(k).is_file())
+    {
+        return None;
+    }
+    let dir = src.get("directory");
+    let globs = |k: &str| -> Vec<String> {
+        let v = dir.and_then(|d| d.get(k)).and_then(Value::as_str);
+        // `{a.yaml,b.yaml}` or a single glob.
+        v.map(|s| vec![s.to_string()]).unwrap_or_default()
+    };
+    Some(DirectorySource {
+        folder,
+        recurse: dir
+            .and_then(|d| d.get("recurse"))
+            .is_some_and(|r| matches!(r.kind, ValueKind::Bool(true))),
+        include: globs("include"),
+        exclude: globs("exclude"),
+        namespace: namespace.clone(),
+        override_namespace: false,
+        destination: destination.clone(),
+    })
 }
 
 /// Argo CD's order: value files, then `values` (or `valuesObject`, which

@@ -9,7 +9,7 @@
 use super::kubernetes::{join, loc_of, located_str};
 use super::release::{self, merge_into};
 use super::UnitOutput;
-use crate::model::{AppliedBy, HelmRelease, Known, Located};
+use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located};
 use crate::source::SourceFile;
 use crate::value::{Value, ValueKind};
 
@@ -86,13 +86,7 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         }
         (None, None) => Located::new(Known::Unknown, rel.loc.clone()),
     };
-    rel.destination = spec.get("kubeConfig").map(|k| {
-        let name = k.get("secretRef").and_then(|s| s.get("name"));
-        match name {
-            Some(n) => located_str(n, &join(&spec_path, "kubeConfig.secretRef.name")),
-            None => Located::new(Known::Unknown, loc_of(k, &join(&spec_path, "kubeConfig"))),
-        }
-    });
+    rel.destination = kube_config(spec, &spec_path);
     if rel.local_chart {
         rel.values = Known::Unknown;
     } else if spec.get("valuesFrom").is_some() {
@@ -107,4 +101,44 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         }
     }
     out.releases.push(rel);
+}
+
+/// Whether an object is a Flux `Kustomization` (not kustomize's own).
+pub fn recognise_kustomization(api: &str, kind: &str) -> bool {
+    api.starts_with("kustomize.toolkit.fluxcd.io/") && kind == "Kustomization"
+}
+
+/// A Flux `Kustomization` whose `path` is a folder of this repository and
+/// that sets `targetNamespace`: the namespace of every object it applies.
+/// Without a target it changes nothing fplint reads.
+pub fn load_kustomization(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
+    let Some(spec) = obj.get("spec") else { return };
+    let spec_path = join(path, "spec");
+    let Some(target) = spec.get("targetNamespace") else {
+        return;
+    };
+    let Some(folder) = spec
+        .get("path")
+        .and_then(Value::as_str)
+        .and_then(|p| release::local_folder(file, p))
+    else {
+        return;
+    };
+    out.directory_sources.push(DirectorySource {
+        folder,
+        recurse: true,
+        include: Vec::new(),
+        exclude: Vec::new(),
+        namespace: located_str(target, &join(&spec_path, "targetNamespace")),
+        override_namespace: true,
+        destination: kube_config(spec, &spec_path),
+    });
+}
+
+fn kube_config(spec: &Value, spec_path: &str) -> Option<Located<String>> {
+    spec.get("kubeConfig")
+        .map(|k| match k.get("secretRef").and_then(|s| s.get("name")) {
+            Some(n) => located_str(n, &join(spec_path, "kubeConfig.secretRef.name")),
+            None => Located::new(Known::Unknown, loc_of(k, &join(spec_path, "kubeConfig"))),
+        })
 }

@@ -38,6 +38,9 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     if super::flux::recognise(api, kind) {
         return super::flux::load(file, &value, "", out);
     }
+    if super::flux::recognise_kustomization(api, kind) {
+        return super::flux::load_kustomization(file, &value, "", out);
+    }
     load_object(&value, "", out);
 }
 

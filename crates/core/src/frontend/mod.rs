@@ -76,6 +76,8 @@ pub struct UnitOutput {
     pub planned: Vec<crate::model::PlannedResource>,
     /// Helm releases declared outside a cluster's unit; see [`Project::releases`].
     pub releases: Vec<crate::model::HelmRelease>,
+    /// Folders of manifests a controller applies; see [`Project::directory_sources`].
+    pub directory_sources: Vec<crate::model::DirectorySource>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -149,6 +151,9 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.terraform_blocks.append(&mut unit.terraform_blocks);
     project.planned.append(&mut unit.planned);
     project.releases.append(&mut unit.releases);
+    project
+        .directory_sources
+        .append(&mut unit.directory_sources);
     unit.diagnostics
 }
 
