@@ -45,7 +45,13 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
             sources.push((s, join(&spec_path, &format!("sources[{i}]"))));
         }
     }
-    for (src, src_path) in sources {
+    // `ref:` sources whose files other sources name as `$ref/path`.
+    let refs: Vec<&str> = sources
+        .iter()
+        .filter_map(|(s, _)| s.get("ref").and_then(Value::as_str))
+        .collect();
+    for (src, src_path) in &sources {
+        let (src, src_path) = (*src, src_path.as_str());
         let Some(mut rel) = chart_of(file, src, &src_path) else {
             if let Some(d) = directory_of(file, src, &namespace, &destination) {
                 out.directory_sources.push(d);
@@ -68,7 +74,7 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         rel.namespace = namespace.clone();
         rel.destination = destination.clone();
         if !rel.local_chart {
-            rel.values = helm_values(file, helm);
+            rel.values = helm_values(file, helm, &refs);
         }
         out.releases.push(rel);
     }
@@ -155,23 +161,49 @@ fn directory_of(
     })
 }
 
+/// A `$ref/path` values file of another source of the Application, when
+/// the file is in this repository: its values, located at the entry that
+/// names it. Any other value file is the chart's own: unknown.
+fn ref_values(file: &SourceFile, entry: &Value, refs: &[&str]) -> Known<Value> {
+    let Some(text) = entry.as_str() else {
+        return Known::Unknown;
+    };
+    let Some((r, rel)) = text.strip_prefix('$').and_then(|t| t.split_once('/')) else {
+        return Known::Unknown;
+    };
+    if !refs.contains(&r) {
+        return Known::Unknown;
+    }
+    let (dir, name) = rel.rsplit_once('/').unwrap_or((".", rel));
+    let Some(folder) = release::local_folder(file, dir) else {
+        return Known::Unknown;
+    };
+    let path = folder.join(name);
+    // A values file is small; anything else is not read.
+    if std::fs::metadata(&path).map_or(true, |m| m.len() > 4 << 20) {
+        return Known::Unknown;
+    }
+    match std::fs::read_to_string(path) {
+        Ok(t) => release::from_embedded(&t, entry.span),
+        Err(_) => Known::Unknown,
+    }
+}
+
 /// Argo CD's order: value files, then `values` (or `valuesObject`, which
-/// wins over it), then `parameters`. Value files are not read: unknown.
-fn helm_values(file: &SourceFile, helm: Option<&Value>) -> Known<Value> {
+/// wins over it), then `parameters`.
+fn helm_values(file: &SourceFile, helm: Option<&Value>, refs: &[&str]) -> Known<Value> {
     let mut acc = Known::Known(release::empty());
     let Some(helm) = helm else { return acc };
     if !matches!(helm.kind, ValueKind::Map(_)) {
         return Known::Unknown;
     }
-    if helm
-        .get("valueFiles")
-        .and_then(Value::as_list)
-        .is_some_and(|l| !l.is_empty())
-        || helm
-            .get("valueFiles")
-            .is_some_and(|v| v.as_list().is_none())
-    {
-        return Known::Unknown;
+    if let Some(files) = helm.get("valueFiles") {
+        let Some(list) = files.as_list() else {
+            return Known::Unknown;
+        };
+        for f in list {
+            merge_into(&mut acc, ref_values(file, f, refs));
+        }
     }
     match (helm.get("valuesObject"), helm.get("values")) {
         (Some(obj), _) => merge_into(&mut acc, Known::Known(obj.clone())),
