@@ -52,14 +52,14 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         .collect();
     for (src, src_path) in &sources {
         let (src, src_path) = (*src, src_path.as_str());
-        let Some(mut rel) = chart_of(file, src, &src_path) else {
+        let Some(mut rel) = chart_of(file, src, src_path) else {
             if let Some(d) = directory_of(file, src, &namespace, &destination) {
                 out.directory_sources.push(d);
             }
             continue;
         };
         let helm = src.get("helm");
-        let helm_path = join(&src_path, "helm");
+        let helm_path = join(src_path, "helm");
         rel.name = match helm.and_then(|h| h.get("releaseName")).or(app_name) {
             Some(n) => located_str(
                 n,
