@@ -53,7 +53,7 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
     for (src, src_path) in &sources {
         let (src, src_path) = (*src, src_path.as_str());
         let Some(mut rel) = chart_of(file, src, src_path) else {
-            if let Some(d) = directory_of(file, src, &namespace, &destination) {
+            if let Some(d) = directory_of(file, src, src_path, &namespace, &destination) {
                 out.directory_sources.push(d);
             }
             continue;
@@ -114,32 +114,28 @@ fn chart_of(file: &SourceFile, src: &Value, path: &str) -> Option<HelmRelease> {
     Some(rel)
 }
 
-/// A source `path` of this repository that holds manifests (no chart, no
-/// kustomization, no plugin): Argo CD applies them, giving
-/// `destination.namespace` to objects without one.
+/// A source `path` of this repository that holds manifests or a
+/// kustomization (no chart, no plugin): Argo CD applies them, giving
+/// `destination.namespace` to objects without one; `kustomize.namespace`
+/// replaces every object's.
 fn directory_of(
     file: &SourceFile,
     src: &Value,
+    src_path: &str,
     namespace: &Located<String>,
     destination: &Option<Located<String>>,
 ) -> Option<DirectorySource> {
-    if src.get("chart").is_some()
-        || src.get("kustomize").is_some()
-        || src.get("plugin").is_some()
-        || src.get("helm").is_some()
-    {
+    if src.get("chart").is_some() || src.get("plugin").is_some() || src.get("helm").is_some() {
         return None;
     }
     let folder = release::local_folder(file, src.get("path")?.as_str()?)?;
-    if [
-        "kustomization.yaml",
-        "kustomization.yml",
-        "Kustomization",
-        "Chart.yaml",
-    ]
-    .iter()
-    .any(|k| folder.join(k).is_file())
-    {
+    if folder.join("Chart.yaml").is_file() {
+        return None;
+    }
+    let kustomized = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+        .iter()
+        .any(|k| folder.join(k).is_file());
+    if !kustomized && src.get("kustomize").is_some() {
         return None;
     }
     let dir = src.get("directory");
@@ -148,15 +144,28 @@ fn directory_of(
         // `{a.yaml,b.yaml}` or a single glob.
         v.map(|s| vec![s.to_string()]).unwrap_or_default()
     };
+    let own_ns = src.get("kustomize").and_then(|k| k.get("namespace"));
     Some(DirectorySource {
         folder,
-        recurse: dir
-            .and_then(|d| d.get("recurse"))
-            .is_some_and(|r| matches!(r.kind, ValueKind::Bool(true))),
-        include: globs("include"),
-        exclude: globs("exclude"),
-        namespace: namespace.clone(),
-        override_namespace: false,
+        recurse: kustomized
+            || dir
+                .and_then(|d| d.get("recurse"))
+                .is_some_and(|r| matches!(r.kind, ValueKind::Bool(true))),
+        include: if kustomized {
+            Vec::new()
+        } else {
+            globs("include")
+        },
+        exclude: if kustomized {
+            Vec::new()
+        } else {
+            globs("exclude")
+        },
+        namespace: match own_ns {
+            Some(n) => located_str(n, &join(src_path, "kustomize.namespace")),
+            None => namespace.clone(),
+        },
+        override_namespace: own_ns.is_some(),
         destination: destination.clone(),
     })
 }
