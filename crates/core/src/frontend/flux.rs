@@ -142,3 +142,22 @@ fn kube_config(spec: &Value, spec_path: &str) -> Option<Located<String>> {
             None => Located::new(Known::Unknown, loc_of(k, &join(spec_path, "kubeConfig"))),
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::load_document_file;
+    use crate::source::{FileId, SourceFile};
+    use crate::tree::Limits;
+
+    #[test]
+    fn release_name_and_namespace_follow_the_target() {
+        let text = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: keda, namespace: flux-system}\nspec:\n  targetNamespace: keda\n  chart:\n    spec:\n      chart: keda\n      sourceRef: {kind: HelmRepository, name: kedacore}\n  valuesFrom:\n    - {kind: ConfigMap, name: keda-values}\n";
+        let file = SourceFile::new(FileId(0), "hr.yaml", text);
+        let out = load_document_file(&file, Limits::default());
+        let rel = &out.releases[0];
+        assert_eq!(rel.name.known().map(String::as_str), Some("keda-keda"));
+        assert_eq!(rel.namespace.known().map(String::as_str), Some("keda"));
+        assert!(!rel.values.is_known());
+        assert!(out.workloads.is_empty());
+    }
+}

@@ -155,3 +155,36 @@ fn unknown_holes(v: &mut Value, depth: usize) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::load_document_file;
+    use crate::model::AppliedBy;
+    use crate::source::{FileId, SourceFile};
+    use crate::tree::Limits;
+    use crate::value::ValueKind;
+
+    #[test]
+    fn joined_values_keep_what_resolves() {
+        let json = r#"{"Resources": {
+            "C": {"Type": "Custom::AWSCDK-EKS-Cluster", "Properties": {"Config": {"name": "shop"}}},
+            "R": {"Type": "AWS::IAM::Role", "Properties": {}},
+            "H": {"Type": "Custom::AWSCDK-EKS-HelmChart", "Properties": {
+                "ClusterName": {"Ref": "C"}, "Chart": "keda", "Namespace": "keda",
+                "Values": {"Fn::Join": ["", ["{\"a\":{\"role\":\"", {"Fn::GetAtt": ["R", "Arn"]}, "\",\"n\":2}}"]]}}},
+            "M": {"Type": "Custom::AWSCDK-EKS-KubernetesResource", "Properties": {
+                "ClusterName": {"Ref": "C"}, "Manifest": "not json ["}}}}"#;
+        let file = SourceFile::new(FileId(0), "t.json", json);
+        let out = load_document_file(&file, Limits::default());
+        let c = &out.clusters[0];
+        let rel = &c.helm_releases[0];
+        assert_eq!(rel.chart_name(), Some("keda"));
+        assert_eq!(rel.applied_by, AppliedBy::Deployment);
+        assert!(rel.resource.is_some());
+        let a = rel.values.known().unwrap().get("a").unwrap();
+        assert!(a.get("role").unwrap().is_unknown());
+        assert_eq!(a.get("n").unwrap().kind, ValueKind::Number("2".into()));
+        // A Manifest that is not JSON is no workload, and no crash.
+        assert!(out.workloads.is_empty());
+    }
+}
