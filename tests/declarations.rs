@@ -75,7 +75,7 @@ fn argocd_remote_chart_is_judged_and_local_chart_is_not() {
     write(dir.path(), "apps/keda.yaml", &app(REMOTE_KEDA));
     assert_eq!(
         check(dir.path()),
-        "apps/keda.yaml:14:16: FP011 [error] Helm release `keda` installs into namespace `keda`, which no Fargate profile of cluster `shop` selects, and the cluster has no nodes: its pods stay Pending\n"
+        "apps/keda.yaml:14:16: FP011 [error] Helm release `keda` installs into namespace `keda`, which no Fargate profile of cluster `shop` (clusters/shop.yaml) selects, and the cluster has no nodes: its pods stay Pending\n"
     );
     // The same chart from a folder of this repository: its templates decide.
     write(
@@ -153,8 +153,8 @@ fn flux_and_helmfile_releases_meet_the_cluster_of_their_folder() {
     );
     assert_eq!(
         check(dir.path()),
-        "flux/cert-manager.yaml:5:14: FP011 [error] Helm release `cert-manager` installs into namespace `cert-manager`, which no Fargate profile of cluster `shop` selects, and the cluster has no nodes: its pods stay Pending\n\
-         helmfile.yaml:6:16: FP011 [error] Helm release `keda` installs into namespace `keda`, which no Fargate profile of cluster `shop` selects, and the cluster has no nodes: its pods stay Pending\n"
+        "flux/cert-manager.yaml:5:14: FP011 [error] Helm release `cert-manager` installs into namespace `cert-manager`, which no Fargate profile of cluster `shop` (cluster.yaml) selects, and the cluster has no nodes: its pods stay Pending\n\
+         helmfile.yaml:6:16: FP011 [error] Helm release `keda` installs into namespace `keda`, which no Fargate profile of cluster `shop` (cluster.yaml) selects, and the cluster has no nodes: its pods stay Pending\n"
     );
 }
 
