@@ -26,7 +26,8 @@ leaf!(
     SubnetVisibility,
     Provisioner,
     WorkloadKind,
-    ValueSourceKind
+    ValueSourceKind,
+    crate::model::AppliedBy
 );
 
 impl Compact for String {
@@ -159,6 +160,10 @@ fields!(HelmRelease {
     value_sources,
     resource,
     loc,
+    applied_by,
+    local_chart,
+    cluster_key,
+    destination,
 });
 fields!(ValueSource { kind, loc, origin });
 fields!(NodeGroup { name, loc, managed });

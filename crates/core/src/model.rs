@@ -157,6 +157,13 @@ pub struct Project {
     /// variable or a data source, often in a root module of its own): it
     /// may be any cluster's CoreDNS add-on.
     pub stray_addons: bool,
+    /// Helm releases declared outside any cluster's unit (Argo CD, Flux,
+    /// helmfile), until the run assigns them and copies each into its
+    /// cluster's [`Cluster::helm_releases`].
+    pub releases: Vec<HelmRelease>,
+    /// Folders of manifests a controller applies (an Argo CD directory
+    /// source, a Flux `Kustomization`), with the namespace it gives them.
+    pub directory_sources: Vec<DirectorySource>,
     /// Workloads by cluster key, built on first use.
     pub workload_index: WorkloadIndex,
 }
@@ -586,7 +593,9 @@ pub fn join_statements(
     }
 }
 
-/// A Helm chart installed by the IaC (Terraform `helm_release`).
+/// A Helm chart installed into a cluster: by the IaC (Terraform
+/// `helm_release`, CDK's chart resource) or by an in-cluster controller from
+/// a declaration (an Argo CD `Application`, a Flux `HelmRelease`, a helmfile).
 #[derive(Clone, Debug)]
 pub struct HelmRelease {
     /// The release name.
@@ -608,9 +617,75 @@ pub struct HelmRelease {
     pub resource: Option<ResourceRef>,
     /// The release as a whole (its resource header).
     pub loc: Loc,
+    /// What applies the release, and so what it can be ordered against.
+    pub applied_by: AppliedBy,
+    /// The chart is a folder of this repository: what it deploys is not
+    /// known from its name.
+    pub local_chart: bool,
+    /// The cluster it runs on, by [`Cluster::key`], once told; releases
+    /// declared outside any cluster's unit are assigned by the run.
+    pub cluster_key: Option<String>,
+    /// Another cluster the declaration names (Argo CD's `destination.name`
+    /// or `server`, Flux's `kubeConfig`): the release runs there, not where
+    /// its file lies.
+    pub destination: Option<Located<String>>,
+}
+
+/// A folder of this repository whose manifests a controller applies.
+#[derive(Clone, Debug)]
+pub struct DirectorySource {
+    /// The folder, as a path from the working directory.
+    pub folder: std::path::PathBuf,
+    /// Manifests in subfolders too.
+    pub recurse: bool,
+    /// Globs of file paths (relative to the folder) to apply; all when empty.
+    pub include: Vec<String>,
+    /// Globs of file paths to leave out.
+    pub exclude: Vec<String>,
+    /// The namespace it gives objects.
+    pub namespace: Located<String>,
+    /// Whether the namespace replaces one the object sets (Flux's
+    /// `targetNamespace`), or only fills in a missing one (Argo CD).
+    pub override_namespace: bool,
+    /// Another cluster the declaration names; see [`HelmRelease::destination`].
+    pub destination: Option<Located<String>>,
+}
+
+/// What applies a Helm release to its cluster.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum AppliedBy {
+    /// The deployment that creates the cluster's resources (Terraform,
+    /// CloudFormation): it may create the release before a profile.
+    #[default]
+    Deployment,
+    /// A controller in the cluster (Argo CD, Flux, or a helmfile run by
+    /// hand): it applies once the cluster and its profiles exist.
+    Controller,
 }
 
 impl HelmRelease {
+    /// A release of `chart` with nothing else known, at `loc`.
+    pub fn new(chart: Located<String>, loc: Loc, applied_by: AppliedBy) -> HelmRelease {
+        HelmRelease {
+            name: Located::new(Known::Unknown, loc.clone()),
+            chart,
+            repository: None,
+            version: None,
+            namespace: Located::new(Known::Known("default".to_string()), loc.clone()),
+            values: Known::Known(crate::value::Value::new(
+                crate::value::ValueKind::Map(Vec::new()),
+                None,
+            )),
+            value_sources: Vec::new(),
+            resource: None,
+            loc,
+            applied_by,
+            local_chart: false,
+            cluster_key: None,
+            destination: None,
+        }
+    }
+
     /// The chart's own name: the last path segment, without a version suffix.
     pub fn chart_name(&self) -> Option<&str> {
         let c = self.chart.known()?;
@@ -886,16 +961,12 @@ mod tests {
 
     #[test]
     fn chart_names() {
-        let rel = |c: &str| HelmRelease {
-            name: Located::default(),
-            chart: Located::new(Known::Known(c.to_string()), Loc::default()),
-            repository: None,
-            version: None,
-            namespace: Located::default(),
-            values: Known::Unknown,
-            value_sources: Vec::new(),
-            resource: None,
-            loc: Loc::default(),
+        let rel = |c: &str| {
+            HelmRelease::new(
+                Located::new(Known::Known(c.to_string()), Loc::default()),
+                Loc::default(),
+                AppliedBy::Deployment,
+            )
         };
         assert_eq!(rel("karpenter").chart_name(), Some("karpenter"));
         assert_eq!(

@@ -216,6 +216,11 @@ impl Assembled {
             && out.graph.is_some() == part.graph.is_some()
             && part.lens[3] == 0
             && out.pod_identities.is_empty()
+            // Declared releases are copied into clusters: build again.
+            && self.project.releases.is_empty()
+            && self.project.directory_sources.is_empty()
+            && out.releases.is_empty()
+            && out.directory_sources.is_empty()
             && idents
                 .iter()
                 .all(|(n, ..)| n.known().is_none_or(|n| self.names.get(n) == Some(&1)))

@@ -182,6 +182,7 @@ pub(crate) fn assign_by(
     sources: &Sources,
     assigner: &Assigner,
 ) -> Unassigned {
+    crate::declared::apply_directory_sources(project, sources);
     let pick = |span: Span| assigner.pick(sources, span);
     let workload_keys: Vec<Option<String>> = project
         .workloads
@@ -229,6 +230,7 @@ pub(crate) fn assign_by(
         left.clusters = named_clusters(project, sources);
     }
     left.unknown_capacity = unknown_capacity(project, sources);
+    crate::declared::assign_releases(project, sources, assigner);
     left
 }
 

@@ -42,6 +42,7 @@ mod assembled;
 pub mod assign;
 pub mod config;
 pub mod context;
+mod declared;
 pub mod fix;
 pub mod fs;
 pub mod kustomize;

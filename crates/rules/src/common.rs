@@ -1,7 +1,9 @@
 //! Facts several rules share.
 
 use fplint_core::glob;
-use fplint_core::model::{Cluster, FargateProfile, HelmRelease, Known, Project, Selector};
+use fplint_core::model::{
+    AppliedBy, Cluster, FargateProfile, HelmRelease, Known, Project, Selector,
+};
 use fplint_core::placement::{self, Placement};
 use fplint_core::value::{Value, ValueKind};
 use fplint_core::workload::Workload;
@@ -104,6 +106,10 @@ pub fn unordered_fargate_profile<'a>(
     cluster: &'a Cluster,
     rel: &HelmRelease,
 ) -> Option<(&'a FargateProfile, &'a Selector)> {
+    // A controller in the cluster applies it once the profiles exist.
+    if rel.applied_by == AppliedBy::Controller {
+        return None;
+    }
     let ns = rel.namespace.known()?;
     let rres = rel.resource?;
     let mut serving: Option<(&FargateProfile, &Selector)> = None;
@@ -398,6 +404,10 @@ pub const DEPLOYMENT_CHARTS: &[&str] = &[
 /// The namespace a release's pods run in, when the chart is known to run
 /// Deployments there and the values do not override it.
 pub fn release_pod_namespace(rel: &HelmRelease) -> Option<&str> {
+    // A chart of this repository deploys what its templates say, not its name.
+    if rel.local_chart {
+        return None;
+    }
     let chart = rel.chart_name()?;
     if !DEPLOYMENT_CHARTS.contains(&chart) {
         return None;

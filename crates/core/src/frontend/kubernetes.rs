@@ -20,9 +20,27 @@ pub fn recognise(doc: &Node) -> bool {
 }
 
 /// Read a Kubernetes object into the unit.
-pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
+pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     crate::schema::check_kubernetes(doc, &mut out.schema);
     let value = Value::from_node(doc);
+    // Declarations of releases that a controller in the cluster applies.
+    let api = value
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let kind = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if super::argocd::recognise(api, kind) {
+        return super::argocd::load(file, &value, "", out);
+    }
+    if super::flux::recognise(api, kind) {
+        return super::flux::load(file, &value, "", out);
+    }
+    if super::flux::recognise_kustomization(api, kind) {
+        return super::flux::load_kustomization(file, &value, "", out);
+    }
     load_object(&value, "", out);
 }
 
@@ -188,7 +206,7 @@ fn read_karpenter(obj: &Value, kind: &str, path: &str, out: &mut UnitOutput) {
     }
 }
 
-fn join(path: &str, key: &str) -> String {
+pub(crate) fn join(path: &str, key: &str) -> String {
     match (path.is_empty(), key.is_empty()) {
         (true, _) => key.to_string(),
         (_, true) => path.to_string(),
@@ -196,7 +214,7 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn loc_of(v: &Value, path: &str) -> Loc {
+pub(crate) fn loc_of(v: &Value, path: &str) -> Loc {
     Loc::new(v.span.unwrap_or_default(), path)
 }
 
@@ -214,7 +232,7 @@ fn text(v: &Value) -> Known<String> {
     }
 }
 
-fn located_str(v: &Value, path: &str) -> Located<String> {
+pub(crate) fn located_str(v: &Value, path: &str) -> Located<String> {
     Located::new(text(v), loc_of(v, path))
 }
 

@@ -1,11 +1,15 @@
 //! Format frontends: each reads its files into the cluster model and knows
 //! nothing of rules.
 
+pub mod argocd;
 pub mod cloudformation;
 pub mod eksctl;
+pub mod flux;
+pub mod helmfile;
 pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
+pub mod release;
 pub mod terraform;
 
 use crate::diagnostic::Diagnostic;
@@ -72,6 +76,10 @@ pub struct UnitOutput {
     pub planned: Vec<crate::model::PlannedResource>,
     /// See [`Project::stray_addons`].
     pub stray_addons: bool,
+    /// Helm releases declared outside a cluster's unit; see [`Project::releases`].
+    pub releases: Vec<crate::model::HelmRelease>,
+    /// Folders of manifests a controller applies; see [`Project::directory_sources`].
+    pub directory_sources: Vec<crate::model::DirectorySource>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -145,6 +153,10 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.terraform_blocks.append(&mut unit.terraform_blocks);
     project.planned.append(&mut unit.planned);
     project.stray_addons |= unit.stray_addons;
+    project.releases.append(&mut unit.releases);
+    project
+        .directory_sources
+        .append(&mut unit.directory_sources);
     unit.diagnostics
 }
 
@@ -206,6 +218,10 @@ pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
 
 fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
     let mut out = UnitOutput::default();
+    if helmfile::is_helmfile(&file.path) {
+        helmfile::load(file, &parsed, &mut out);
+        return out;
+    }
     // Terraform renders it (`templatefile()`); nobody applies it as written.
     if parsed.error.is_some() && terraform_template(&file.text) {
         return out;

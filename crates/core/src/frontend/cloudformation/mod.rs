@@ -8,6 +8,7 @@
 //! anything else that depends on the deployment are unknown. Nested stacks are
 //! not followed.
 
+mod cdk;
 mod iam;
 pub mod intrinsic;
 mod template;
@@ -144,7 +145,15 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let has_eks = t.resources.iter().any(|r| {
         matches!(
             r.ty,
-            CLUSTER | CDK_CLUSTER | PROFILE | CDK_PROFILE | NODEGROUP | ADDON | POD_IDENTITY
+            CLUSTER
+                | CDK_CLUSTER
+                | PROFILE
+                | CDK_PROFILE
+                | NODEGROUP
+                | ADDON
+                | POD_IDENTITY
+                | cdk::HELM_CHART
+                | cdk::MANIFEST
         )
     });
     if !has_eks {
@@ -241,7 +250,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     for (i, r) in t.resources.iter().enumerate() {
         let path = format!("Resources.{}", r.id);
         let (cluster_node, cluster_path) = match r.ty {
-            PROFILE | NODEGROUP | ADDON => (
+            PROFILE | NODEGROUP | ADDON | cdk::HELM_CHART | cdk::MANIFEST => (
                 r.prop("ClusterName"),
                 format!("{path}.Properties.ClusterName"),
             ),
@@ -317,6 +326,15 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
                 let pi = cluster.fargate_profiles.len() - 1;
                 let arn = r.prop("Config").and_then(|c| c.get("podExecutionRoleArn"));
                 iam::link(t, arn, cluster, pi);
+            }
+            cdk::HELM_CHART => {
+                cluster
+                    .helm_releases
+                    .push(cdk::read_helm_chart(t, r, &path, node_of(i)))
+            }
+            cdk::MANIFEST => {
+                let key = cluster.key.clone();
+                cdk::read_manifest(t, r, &path, node_of(i), &key, out);
             }
             _ => {}
         }

@@ -55,6 +55,10 @@ pub fn read(
             value_sources: sources,
             resource,
             loc: Loc::new(header, path),
+            applied_by: crate::model::AppliedBy::Deployment,
+            local_chart: false,
+            cluster_key: None,
+            destination: None,
         });
     }
 }
@@ -258,7 +262,7 @@ pub fn parse_path(p: &str) -> Option<Vec<Seg>> {
     }
 }
 
-fn insert(node: &mut Value, segs: &[Seg], leaf: Value, key_span: Option<Span>) -> bool {
+pub(crate) fn insert(node: &mut Value, segs: &[Seg], leaf: Value, key_span: Option<Span>) -> bool {
     let Some((first, rest)) = segs.split_first() else {
         *node = leaf;
         return true;
@@ -308,7 +312,7 @@ fn insert(node: &mut Value, segs: &[Seg], leaf: Value, key_span: Option<Span>) -
 }
 
 /// Helm's merge: maps merge key by key, anything else replaces.
-fn merge(acc: &mut Value, new: Value, depth: usize) {
+pub(crate) fn merge(acc: &mut Value, new: Value, depth: usize) {
     match (&mut acc.kind, new.kind) {
         (ValueKind::Map(a), ValueKind::Map(n)) if depth < 128 => {
             for (k, x) in n {

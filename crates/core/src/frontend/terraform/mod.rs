@@ -9,7 +9,7 @@ mod eks_module;
 mod eval;
 mod functions;
 mod graph;
-mod helm;
+pub(crate) mod helm;
 mod iam;
 mod json_syntax;
 mod manifests;

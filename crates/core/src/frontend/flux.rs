@@ -1,0 +1,163 @@
+//! Flux `HelmRelease`s (`helm.toolkit.fluxcd.io` v2 and v2beta*): a release
+//! the helm-controller in the cluster applies once the cluster and its
+//! profiles exist. A chart from a `HelmRepository` or `OCIRepository` is
+//! named by `chart.spec.chart`; a `GitRepository` chart path that exists in
+//! this repository is a local chart, whose content is unknown until
+//! rendered. `valuesFrom` makes the values unknown; `kubeConfig` names
+//! another cluster.
+
+use super::kubernetes::{join, loc_of, located_str};
+use super::release::{self, merge_into};
+use super::UnitOutput;
+use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located};
+use crate::source::SourceFile;
+use crate::value::{Value, ValueKind};
+
+/// Whether an object is a Flux `HelmRelease`.
+pub fn recognise(api: &str, kind: &str) -> bool {
+    api.starts_with("helm.toolkit.fluxcd.io/") && kind == "HelmRelease"
+}
+
+/// Read a `HelmRelease` at `path` into the unit's declared releases.
+pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
+    let Some(spec) = obj.get("spec") else { return };
+    let spec_path = join(path, "spec");
+    let Some(chart_spec) = spec.get("chart").and_then(|c| c.get("spec")) else {
+        // `chartRef` names a source object whose chart is not read here.
+        return;
+    };
+    let cs_path = join(&spec_path, "chart.spec");
+    let Some(chart) = chart_spec.get("chart") else {
+        return;
+    };
+    let source_kind = chart_spec
+        .get("sourceRef")
+        .and_then(|s| s.get("kind"))
+        .and_then(Value::as_str)
+        .unwrap_or("HelmRepository");
+    let chart_path = join(&cs_path, "chart");
+    let mut rel = HelmRelease::new(
+        located_str(chart, &chart_path),
+        loc_of(obj.get("kind").unwrap_or(obj), &join(path, "kind")),
+        AppliedBy::Controller,
+    );
+    match source_kind {
+        "HelmRepository" | "OCIRepository" => {}
+        "GitRepository" | "Bucket" => {
+            let local = chart
+                .as_str()
+                .and_then(|c| release::local_folder(file, c))
+                .filter(|d| d.join("Chart.yaml").is_file());
+            let Some(dir) = local else { return };
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
+            rel.local_chart = true;
+        }
+        _ => return,
+    }
+    rel.version = chart_spec
+        .get("version")
+        .map(|v| located_str(v, &join(&cs_path, "version")));
+    rel.repository = chart_spec
+        .get("sourceRef")
+        .and_then(|s| s.get("name"))
+        .map(|v| located_str(v, &join(&cs_path, "sourceRef.name")));
+    let meta = obj.get("metadata");
+    let own_ns = meta.and_then(|m| m.get("namespace"));
+    let target = spec.get("targetNamespace");
+    rel.namespace = match (target, own_ns) {
+        (Some(t), _) => located_str(t, &join(&spec_path, "targetNamespace")),
+        (None, Some(n)) => located_str(n, &join(path, "metadata.namespace")),
+        // `kubectl -n` or a Flux Kustomization decides it.
+        (None, None) => Located::new(Known::Unknown, loc_of(meta.unwrap_or(obj), path)),
+    };
+    rel.name = match (spec.get("releaseName"), meta.and_then(|m| m.get("name"))) {
+        (Some(r), _) => located_str(r, &join(&spec_path, "releaseName")),
+        (None, Some(n)) => {
+            let mut l = located_str(n, &join(path, "metadata.name"));
+            // Flux names it `<targetNamespace>-<name>` when a target is set.
+            if let (Some(t), Known::Known(name)) = (target.and_then(Value::as_str), &l.value) {
+                l.value = Known::Known(format!("{t}-{name}"));
+            }
+            l
+        }
+        (None, None) => Located::new(Known::Unknown, rel.loc.clone()),
+    };
+    rel.destination = kube_config(spec, &spec_path);
+    if rel.local_chart {
+        rel.values = Known::Unknown;
+    } else if spec.get("valuesFrom").is_some() {
+        // ConfigMaps and Secrets merged in are not read yet.
+        rel.values = Known::Unknown;
+    } else if let Some(v) = spec.get("values") {
+        match v.kind {
+            ValueKind::Map(_) | ValueKind::Null => {
+                merge_into(&mut rel.values, Known::Known(v.clone()))
+            }
+            _ => rel.values = Known::Unknown,
+        }
+    }
+    out.releases.push(rel);
+}
+
+/// Whether an object is a Flux `Kustomization` (not kustomize's own).
+pub fn recognise_kustomization(api: &str, kind: &str) -> bool {
+    api.starts_with("kustomize.toolkit.fluxcd.io/") && kind == "Kustomization"
+}
+
+/// A Flux `Kustomization` whose `path` is a folder of this repository and
+/// that sets `targetNamespace`: the namespace of every object it applies.
+/// Without a target it changes nothing fplint reads.
+pub fn load_kustomization(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
+    let Some(spec) = obj.get("spec") else { return };
+    let spec_path = join(path, "spec");
+    let Some(target) = spec.get("targetNamespace") else {
+        return;
+    };
+    let Some(folder) = spec
+        .get("path")
+        .and_then(Value::as_str)
+        .and_then(|p| release::local_folder(file, p))
+    else {
+        return;
+    };
+    out.directory_sources.push(DirectorySource {
+        folder,
+        recurse: true,
+        include: Vec::new(),
+        exclude: Vec::new(),
+        namespace: located_str(target, &join(&spec_path, "targetNamespace")),
+        override_namespace: true,
+        destination: kube_config(spec, &spec_path),
+    });
+}
+
+fn kube_config(spec: &Value, spec_path: &str) -> Option<Located<String>> {
+    spec.get("kubeConfig")
+        .map(|k| match k.get("secretRef").and_then(|s| s.get("name")) {
+            Some(n) => located_str(n, &join(spec_path, "kubeConfig.secretRef.name")),
+            None => Located::new(Known::Unknown, loc_of(k, &join(spec_path, "kubeConfig"))),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::load_document_file;
+    use crate::source::{FileId, SourceFile};
+    use crate::tree::Limits;
+
+    #[test]
+    fn release_name_and_namespace_follow_the_target() {
+        let text = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: keda, namespace: flux-system}\nspec:\n  targetNamespace: keda\n  chart:\n    spec:\n      chart: keda\n      sourceRef: {kind: HelmRepository, name: kedacore}\n  valuesFrom:\n    - {kind: ConfigMap, name: keda-values}\n";
+        let file = SourceFile::new(FileId(0), "hr.yaml", text);
+        let out = load_document_file(&file, Limits::default());
+        let rel = &out.releases[0];
+        assert_eq!(rel.name.known().map(String::as_str), Some("keda-keda"));
+        assert_eq!(rel.namespace.known().map(String::as_str), Some("keda"));
+        assert!(!rel.values.is_known());
+        assert!(out.workloads.is_empty());
+    }
+}

@@ -1,0 +1,228 @@
+//! Helm releases and manifests declared for a controller or a deployment
+//! tool: Argo CD `Application`s, Flux `HelmRelease`s, helmfiles and CDK's
+//! chart and manifest resources, through the real binary; and malformed
+//! declarations, which give FP000 or nothing, never a crash.
+
+mod common;
+
+use common::{stdout, tmp, write};
+use fplint::lint::{lint_bytes, Options};
+use proptest::prelude::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fplint(args: &[&str], cwd: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("RAYON_NUM_THREADS")
+        .output();
+    match out {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run fplint: {e}"),
+    }
+}
+
+fn check(cwd: &Path) -> String {
+    stdout(&fplint(
+        &["check", "--no-config", "--format", "concise", "."],
+        cwd,
+    ))
+}
+
+/// A Fargate-only cluster whose profiles select `kube-system` and `argocd`.
+const CLUSTER: &str = "apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: shop
+  region: eu-west-1
+availabilityZones: [eu-west-1a, eu-west-1b]
+fargateProfiles:
+  - name: fp-system
+    selectors:
+      - namespace: kube-system
+      - namespace: argocd
+";
+
+fn app(source: &str) -> String {
+    format!(
+        "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: keda
+  namespace: argocd
+spec:
+  project: default
+  source:
+{source}  destination:
+    server: https://kubernetes.default.svc
+    namespace: keda
+"
+    )
+}
+
+const REMOTE_KEDA: &str = "    repoURL: https://kedacore.github.io/charts
+    chart: keda
+    targetRevision: 2.14.0
+";
+
+#[test]
+fn argocd_remote_chart_is_judged_and_local_chart_is_not() {
+    let dir = tmp();
+    std::fs::create_dir_all(dir.path().join(".git")).ok();
+    write(dir.path(), "clusters/shop.yaml", CLUSTER);
+    write(dir.path(), "apps/keda.yaml", &app(REMOTE_KEDA));
+    assert_eq!(
+        check(dir.path()),
+        "apps/keda.yaml:14:16: FP011 [error] Helm release `keda` installs into namespace `keda`, which no Fargate profile of cluster `shop` (clusters/shop.yaml) selects, and the cluster has no nodes: its pods stay Pending\n"
+    );
+    // The same chart from a folder of this repository: its templates decide.
+    write(
+        dir.path(),
+        "charts/keda/Chart.yaml",
+        "apiVersion: v2\nname: keda\nversion: 0.1.0\n",
+    );
+    write(
+        dir.path(),
+        "apps/keda.yaml",
+        &app("    repoURL: https://github.com/example/platform.git\n    path: charts/keda\n"),
+    );
+    assert_eq!(check(dir.path()), "");
+    // A Git path that is not in this repository is not judged either.
+    write(
+        dir.path(),
+        "apps/keda.yaml",
+        &app("    repoURL: https://github.com/example/other.git\n    path: charts/absent\n"),
+    );
+    assert_eq!(check(dir.path()), "");
+}
+
+#[test]
+fn argocd_release_shows_in_placement() {
+    let dir = tmp();
+    write(dir.path(), "cluster.yaml", CLUSTER);
+    write(dir.path(), "keda-app.yaml", &app(REMOTE_KEDA));
+    let out = stdout(&fplint(&["placement", "--no-config", "."], dir.path()));
+    assert!(
+        out.contains("HelmRelease/keda keda"),
+        "placement lists the release:\n{out}"
+    );
+}
+
+#[test]
+fn cdk_chart_without_dependency_on_its_profile_fires_fp002() {
+    let dir = tmp();
+    let template = r#"{"Resources": {
+  "Cluster": {"Type": "Custom::AWSCDK-EKS-Cluster", "Properties": {"Config": {"name": "shop"}}},
+  "Profile": {"Type": "Custom::AWSCDK-EKS-FargateProfile", "Properties": {"Config": {
+    "clusterName": {"Ref": "Cluster"}, "fargateProfileName": "keda",
+    "selectors": [{"namespace": "keda"}, {"namespace": "kube-system"}]}}},
+  "Keda": {"Type": "Custom::AWSCDK-EKS-HelmChart", "Properties": {
+    "ClusterName": {"Ref": "Cluster"}, "Chart": "keda", "Release": "keda",
+    "Namespace": "keda", "Repository": "https://kedacore.github.io/charts",
+    "Values": "{\"operator\":{\"replicaCount\":1}}"}}
+}}
+"#;
+    write(dir.path(), "cdk.out/Shop.template.json", template);
+    assert_eq!(
+        check(dir.path()),
+        "cdk.out/Shop.template.json:6:3: FP002 [warning] Helm release `keda` is not ordered after Fargate profile `keda` and its pods (operator, metricsServer, webhooks) do not tolerate the Fargate taint `eks.amazonaws.com/compute-type=fargate:NoSchedule`\n"
+    );
+    let ordered = template.replace(
+        r#""Keda": {"Type": "Custom::AWSCDK-EKS-HelmChart", "#,
+        r#""Keda": {"Type": "Custom::AWSCDK-EKS-HelmChart", "DependsOn": ["Profile"], "#,
+    );
+    write(dir.path(), "cdk.out/Shop.template.json", &ordered);
+    assert_eq!(check(dir.path()), "");
+}
+
+#[test]
+fn flux_and_helmfile_releases_meet_the_cluster_of_their_folder() {
+    let dir = tmp();
+    write(dir.path(), "cluster.yaml", CLUSTER);
+    write(
+        dir.path(),
+        "helmfile.yaml",
+        "repositories:\n  - name: kedacore\n    url: https://kedacore.github.io/charts\nreleases:\n  - name: keda\n    namespace: keda\n    chart: kedacore/keda\n",
+    );
+    write(
+        dir.path(),
+        "flux/cert-manager.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2beta2\nkind: HelmRelease\nmetadata:\n  name: cert-manager\n  namespace: cert-manager\nspec:\n  chart:\n    spec:\n      chart: cert-manager\n      sourceRef: {kind: HelmRepository, name: jetstack}\n",
+    );
+    assert_eq!(
+        check(dir.path()),
+        "flux/cert-manager.yaml:5:14: FP011 [error] Helm release `cert-manager` installs into namespace `cert-manager`, which no Fargate profile of cluster `shop` (cluster.yaml) selects, and the cluster has no nodes: its pods stay Pending\n\
+         helmfile.yaml:6:16: FP011 [error] Helm release `keda` installs into namespace `keda`, which no Fargate profile of cluster `shop` (cluster.yaml) selects, and the cluster has no nodes: its pods stay Pending\n"
+    );
+}
+
+/// Values of the wrong type, templated strings and text that is not JSON.
+fn wrong() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "3",
+        "true",
+        "null",
+        "[a, 1]",
+        "{a: {b: [1]}}",
+        "'{{ .Values.x }}'",
+        "'not json ['",
+        "'[{\"kind\": 3}]'",
+        "'[{\"kind\": \"Deployment\", \"spec\": 3}]'",
+        "''",
+        "'$values/x.yaml'",
+    ])
+}
+
+/// Every span of every finding lies inside the text, on char boundaries.
+fn spans_inside(text: &str, out: &fplint::lint::Report) -> bool {
+    out.diagnostics().iter().all(|d| {
+        let r = d.span.start as usize..d.span.end as usize;
+        r.start <= r.end && r.end <= text.len() && text.is_char_boundary(r.start)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn malformed_argocd_applications_never_crash(slot in 0usize..9, w in wrong()) {
+        let keys = ["chart", "repoURL", "targetRevision", "releaseName", "values",
+                    "valuesObject", "parameters", "valueFiles", "namespace"];
+        let key = keys[slot];
+        let doc = format!("{CLUSTER}---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: a}}\nspec:\n  source:\n    chart: keda\n    helm:\n      {key}: {w}\n  destination:\n    namespace: {w}\n");
+        let out = lint_bytes("app.yaml", doc.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&doc, &out));
+        let spec = format!("{CLUSTER}---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: a}}\nspec: {w}\n");
+        let out = lint_bytes("app.yaml", spec.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&spec, &out));
+    }
+
+    #[test]
+    fn malformed_flux_helmreleases_never_crash(slot in 0usize..6, w in wrong()) {
+        let keys = ["chart", "version", "sourceRef", "values", "valuesFrom", "targetNamespace"];
+        let key = keys[slot];
+        let doc = format!("{CLUSTER}---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: a, namespace: keda}}\nspec:\n  {key}: {w}\n  chart:\n    spec:\n      chart: keda\n      {key}: {w}\n  values: {w}\n");
+        let out = lint_bytes("hr.yaml", doc.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&doc, &out));
+    }
+
+    #[test]
+    fn malformed_helmfiles_never_crash(slot in 0usize..7, w in wrong()) {
+        let keys = ["name", "namespace", "chart", "values", "set", "installed", "needs"];
+        let key = keys[slot];
+        let doc = format!("repositories: {w}\nreleases:\n  - name: keda\n    chart: kedacore/keda\n    {key}: {w}\n  - {w}\n");
+        let out = lint_bytes("helmfile.yaml", doc.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&doc, &out));
+    }
+
+    #[test]
+    fn malformed_cdk_resources_never_crash(slot in 0usize..6, w in wrong()) {
+        let keys = ["Chart", "Values", "Namespace", "Release", "Manifest", "ClusterName"];
+        let key = keys[slot];
+        let doc = format!("Resources:\n  C:\n    Type: Custom::AWSCDK-EKS-Cluster\n    Properties: {{Config: {{name: shop}}}}\n  H:\n    Type: Custom::AWSCDK-EKS-HelmChart\n    Properties:\n      ClusterName: {{Ref: C}}\n      Chart: keda\n      {key}: {w}\n  M:\n    Type: Custom::AWSCDK-EKS-KubernetesResource\n    Properties:\n      ClusterName: {{Ref: C}}\n      Manifest: {{'Fn::Join': ['', ['[', {w}, ']']]}}\n      {key}: {w}\n");
+        let out = lint_bytes("t.template.yaml", doc.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&doc, &out));
+    }
+}
