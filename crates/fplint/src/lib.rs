@@ -54,6 +54,7 @@ pub mod plan;
 pub mod render;
 pub mod select;
 pub mod suppress;
+mod terragrunt;
 pub mod walk;
 mod workspace;
 

@@ -313,6 +313,11 @@ pub(crate) fn plan_units<'a>(
     let context = &context.files;
     let max = sources.max_file_size;
     plan_with(files, context, &builds, &|dir, files| {
+        if let [c] = files {
+            if crate::terragrunt::is_unit(&c.path) {
+                return crate::terragrunt::calls(&c.path, sources, limits);
+            }
+        }
         let paths: Vec<PathBuf> = files.iter().map(|c| c.path.clone()).collect();
         fplint_core::frontend::terraform::local_calls(dir, &paths, max)
     })
@@ -375,7 +380,9 @@ pub(crate) fn plan_with<'a>(
         .filter(|((_, ctx), _)| !ctx)
         .map(|((d, _), f)| (d.clone(), f.clone()))
         .collect();
-    let called = crate::modules::called_folders_with(&linted, calls);
+    let mut called = crate::modules::called_folders_with(&linted, calls);
+    let dirs: Vec<&PathBuf> = linted.keys().collect();
+    called.extend(crate::terragrunt::called(files, &dirs, calls));
     for ((dir, ctx), files) in modules {
         let job = if !ctx && called.contains(&dir) {
             Job::Called(files)
@@ -459,7 +466,9 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let base = cfg.base_dir();
     let walked = walk::walk(paths, exclude_of(cfg, &base));
     let context = context_of(&walked.files, opts, cfg, &base);
-    let mut sources = Sources::new(roots_of(paths, &context.roots)).with_overlays(&opts.overlays);
+    let mut roots = roots_of(paths, &context.roots);
+    roots.extend(crate::terragrunt::roots(&walked.files));
+    let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
     let jobs = plan_units(&walked, &context, &sources, limits);
@@ -858,8 +867,12 @@ fn load_document(
 ) -> (UnitOutput, Option<Notice>) {
     match load_candidate(sources, c) {
         Ok(f) => {
+            let terragrunt = crate::terragrunt::is_unit(&c.path);
             let mut unit = guarded(c, sources, || {
                 inject_panic(c);
+                if terragrunt {
+                    return frontend::terragrunt::load_unit(&f, sources, limits);
+                }
                 frontend::load_document_file(&f, limits)
             });
             if context {
@@ -867,7 +880,9 @@ fn load_document(
                 as_context(&mut unit);
                 return (unit, None);
             }
-            let notice = crate::named::judge(c, &f, &unit, limits);
+            let notice = (!terragrunt)
+                .then(|| crate::named::judge(c, &f, &unit, limits))
+                .flatten();
             (unit, notice)
         }
         Err(e) => {

@@ -7,6 +7,7 @@ pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
 pub mod terraform;
+pub mod terragrunt;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{Cluster, DependencyGraph, Project};
