@@ -187,6 +187,10 @@ const FUNCTIONS: &[&str] = &[
     "get_path_from_repo_root",
     "get_path_to_repo_root",
     "get_env",
+    // Terraform's, which Terragrunt configurations use to reach shared
+    // files (`dirname(find_in_parent_folders())`).
+    "dirname",
+    "basename",
 ];
 
 fn text(s: String, span: Option<Span>) -> R {
@@ -274,6 +278,18 @@ impl Host for Terragrunt<'_, '_> {
                         None => Err(Fail),
                     },
                 }
+            }
+            "dirname" | "basename" => {
+                let Some(p) = arg(0) else {
+                    return Err(Fail);
+                };
+                let p = Path::new(&p);
+                let part = if name == "dirname" {
+                    p.parent().map(path_text)
+                } else {
+                    p.file_name().map(|n| n.to_string_lossy().into_owned())
+                };
+                text(part.unwrap_or_else(|| ".".into()), span)
             }
             "get_repo_root" => match repo_root(unit) {
                 Some(r) => text(path_text(&r), span),

@@ -81,6 +81,15 @@ fn load_here(file: &Arc<SourceFile>, sources: &Sources, limits: Limits) -> UnitO
     let stack = shown_path
         .file_name()
         .is_some_and(|n| n.to_string_lossy() == STACK_FILE);
+    // A unit a stack generates (it reads the stack's `values`) is linted
+    // through the stack: alone, its values are not known.
+    if !stack && reads_values(&file.text) {
+        return UnitOutput {
+            formats: vec![crate::frontend::Format::Terraform],
+            given_files: vec![file.id],
+            ..UnitOutput::default()
+        };
+    }
     let calls = if stack {
         stack_units(&loader, &parsed, &abs(&dir))
     } else {
@@ -95,6 +104,16 @@ fn load_here(file: &Arc<SourceFile>, sources: &Sources, limits: Limits) -> UnitO
     out.context_files.sort();
     out.context_files.dedup();
     out
+}
+
+/// Whether a configuration reads `values.`, which only a stack gives.
+fn reads_values(text: &str) -> bool {
+    text.match_indices("values.").any(|(i, _)| {
+        !text[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    })
 }
 
 /// What reading a unit needs across the units it depends on.
