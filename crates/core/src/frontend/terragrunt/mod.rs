@@ -662,6 +662,26 @@ fn model(
             w.piece(&format!("{} = var.{var}\n", i.name), at);
             vars.insert(var, i.value.clone());
         }
+        // Units of one stack that Terragrunt runs after this one's
+        // dependencies: ordered as `depends_on` orders module calls.
+        let after: Vec<String> = calls
+            .iter()
+            .filter(|(other, u, _)| {
+                other != call
+                    && (cfg
+                        .dependencies
+                        .iter()
+                        .any(|d| d.dir.as_ref() == Some(&u.dir))
+                        || cfg.dependency_paths.iter().any(|(p, _)| *p == u.dir))
+            })
+            .map(|(other, ..)| format!("module.{other}"))
+            .collect();
+        if !after.is_empty() {
+            w.piece(
+                &format!("depends_on = [{}]\n", after.join(", ")),
+                block.clone(),
+            );
+        }
         let end = block.end.saturating_sub(1).max(block.start)..block.end;
         w.piece("}\n", end.clone());
         w.piece(
@@ -687,6 +707,9 @@ fn model(
     });
     let (mut out, outputs) = load_written(dir, written, vars, loader.sources, loader.limits);
     out.module_calls.extend(module_calls);
+    if calls.len() > 1 {
+        concurrent_across_units(&mut out, calls);
+    }
     // The first call's outputs: a module read as code gives its own; the
     // terraform-aws-eks module read by its inputs gives the cluster's name.
     let first = calls.first().map(|(c, ..)| c.as_str()).unwrap_or(CALL);
@@ -706,6 +729,38 @@ fn model(
         },
     };
     (out, mine)
+}
+
+/// Each unit is its own Terraform run: the AWS provider, which creates one
+/// profile of a cluster at a time, does so only within a run. Profiles of
+/// one cluster in different units of a stack are created in parallel
+/// unless the units are ordered.
+fn concurrent_across_units(out: &mut UnitOutput, calls: &[(String, Unit, Option<Span>)]) {
+    let Some(graph) = &out.graph else { return };
+    let call_of = |node: u32| {
+        let name = &graph.nodes.get(node as usize)?.name;
+        calls
+            .iter()
+            .position(|(c, ..)| name.starts_with(&format!("module.{c}.")))
+    };
+    for c in &mut out.clusters {
+        let units: Vec<Option<usize>> = c
+            .fargate_profiles
+            .iter()
+            .map(|p| p.resource.and_then(|r| call_of(r.node)))
+            .collect();
+        let mut distinct: Vec<usize> = units.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() < 2 {
+            continue;
+        }
+        for (p, u) in c.fargate_profiles.iter_mut().zip(&units) {
+            if u.is_some() {
+                p.created_concurrently = true;
+            }
+        }
+    }
 }
 
 /// A block's header, up to its opening brace.
