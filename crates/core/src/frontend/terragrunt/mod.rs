@@ -587,6 +587,10 @@ fn model(
     }
     let mut vars: HashMap<String, Value> = HashMap::new();
     let mut module_calls = Vec::new();
+    // Where inputs the unit does not write itself stand: an included file's
+    // inputs are shared by units whose modules may not take them all, and
+    // Terraform ignores a variable it does not declare.
+    let mut shared: Vec<std::ops::Range<usize>> = Vec::new();
     let mut eks_names: Vec<Option<Value>> = Vec::new();
     for (n, (call, unit, at)) in calls.iter().enumerate() {
         let cfg = &unit.cfg;
@@ -597,6 +601,8 @@ fn model(
             .or_else(|| cfg.terraform.and_then(in_file))
             .or_else(|| unit.includes.first().and_then(|i| in_file(i.span)))
             .unwrap_or(0..len.min(1));
+        shared.push(block.clone());
+        shared.extend(unit.includes.iter().filter_map(|i| in_file(i.span)));
         for (f, span, name) in &unit.parents {
             if let Some(r) = in_file(*span) {
                 module_calls.push(ModuleCall {
@@ -707,6 +713,12 @@ fn model(
     });
     let (mut out, outputs) = load_written(dir, written, vars, loader.sources, loader.limits);
     out.module_calls.extend(module_calls);
+    // Fields only the unit's own `inputs` name are checked against the module.
+    out.schema.retain(|f| {
+        let sp = f.span();
+        let (a, b) = (sp.start as usize, sp.end as usize);
+        sp.file != id || !shared.iter().any(|r| r.start <= a && b <= r.end)
+    });
     if calls.len() > 1 {
         concurrent_across_units(&mut out, calls);
     }
