@@ -505,7 +505,9 @@ struct ModuleSrc<'p> {
 /// key (the last one wins) but hcl-edit rejects it: each repeated key is
 /// renamed in a copy of the text, with the same length so that spans hold,
 /// and the evaluator reads it under its own name.
-fn parse_lenient(text: &str) -> Result<(Body, Vec<(usize, String)>), hcl_edit::parser::Error> {
+pub(crate) fn parse_lenient(
+    text: &str,
+) -> Result<(Body, Vec<(usize, String)>), hcl_edit::parser::Error> {
     let mut renames: Vec<(usize, String)> = Vec::new();
     let mut cur: Option<String> = None;
     let mut attempts = 0usize;

@@ -71,6 +71,9 @@ pub(super) struct Config {
     /// `dependencies { paths }`, absolute.
     pub dependency_paths: Vec<(PathBuf, Span)>,
     pub generate: Vec<Generate>,
+    /// `skip`, or an `exclude` block's `if`: `None` when not written,
+    /// `Some(None)` when not known.
+    pub skip: Option<Option<bool>>,
 }
 
 impl Config {
@@ -330,6 +333,25 @@ impl Host for Terragrunt<'_, '_> {
 pub(super) struct Parsed {
     pub file: Arc<SourceFile>,
     pub body: Body,
+    /// Repeated object keys renamed for the parser: (offset, real name).
+    pub renames: Vec<(usize, String)>,
+}
+
+impl Parsed {
+    /// An evaluator over this file: Terragrunt's names, the file's locals.
+    pub fn env<'a>(&self, t: &'a Terragrunt<'_, '_>, decls: &'a Decls<'a>) -> Env<'a> {
+        let mut env = Env::new(decls, t.loader.sources, t.place.unit_dir.clone());
+        env.limits = t.loader.limits;
+        env.host = Some(t);
+        env.files
+            .borrow_mut()
+            .insert(self.file.id, self.file.clone());
+        for (off, name) in &self.renames {
+            env.renamed
+                .insert((self.file.id, *off as u32), name.clone());
+        }
+        env
+    }
 }
 
 pub(super) fn label(b: &Block, i: usize) -> Option<&str> {
@@ -362,9 +384,7 @@ pub(super) struct Include {
 /// else: functions only, no locals.
 pub(super) fn includes(t: &Terragrunt<'_, '_>, parsed: &Parsed) -> Vec<Include> {
     let decls = Decls::default();
-    let mut env = Env::new(&decls, t.loader.sources, t.place.unit_dir.clone());
-    env.limits = t.loader.limits;
-    env.host = Some(t);
+    let env = parsed.env(t, &decls);
     let id = parsed.file.id;
     let mut out = Vec::new();
     for b in blocks(&parsed.body, "include") {
@@ -419,10 +439,7 @@ pub(super) fn evaluate(
             }
         }
     }
-    let mut env = Env::new(&decls, t.loader.sources, t.place.unit_dir.clone());
-    env.limits = t.loader.limits;
-    env.host = Some(t);
-    env.files.borrow_mut().insert(id, parsed.file.clone());
+    let env = parsed.env(t, &decls);
     let eval = |e: &Expression| {
         env.eval(e, id, &Vec::new())
             .unwrap_or_else(|_| Value::unknown(span_of(id, e.span())))
@@ -521,6 +538,16 @@ pub(super) fn evaluate(
                             continue;
                         }
                     };
+                    // A repeated key, renamed for the parser: the last one wins.
+                    let name = k
+                        .span()
+                        .and_then(|r| {
+                            parsed
+                                .renames
+                                .iter()
+                                .find(|(o, _)| *o == r.start || *o == r.start + 1)
+                        })
+                        .map_or(name, |(_, real)| real.clone());
                     let anchor = match (k.span(), val.expr().span()) {
                         (Some(a), Some(b)) => Some(a.start..b.end),
                         _ => whole.clone(),
@@ -547,6 +574,16 @@ pub(super) fn evaluate(
                 _ => cfg.inputs_unknown = true,
             },
         }
+    }
+    if let Some(a) = parsed.body.get_attribute("skip") {
+        cfg.skip = Some(eval::as_bool(&eval(&a.value)));
+    }
+    for b in blocks(&parsed.body, "exclude") {
+        let cond = b
+            .body
+            .get_attribute("if")
+            .map(|a| eval::as_bool(&eval(&a.value)));
+        cfg.skip = Some(cond.flatten());
     }
     for b in blocks(&parsed.body, "generate") {
         let Some(name) = label(b, 0) else { continue };
@@ -587,8 +624,12 @@ fn literal_heredoc(file: &SourceFile, e: &Expression) -> Option<Span> {
 
 /// Parse a configuration file; `None` with the error's place when it does not parse.
 pub(super) fn parse(file: Arc<SourceFile>) -> Result<Parsed, (Span, String)> {
-    match hcl_edit::parser::parse_body(&file.text) {
-        Ok(body) => Ok(Parsed { file, body }),
+    match crate::frontend::terraform::parse_lenient(&file.text) {
+        Ok((body, renames)) => Ok(Parsed {
+            file,
+            body,
+            renames,
+        }),
         Err(e) => {
             let off = file.clamp(e.location().offset());
             let end = file.text[off..]

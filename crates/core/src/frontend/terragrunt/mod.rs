@@ -330,6 +330,12 @@ fn read_unit(
             cfg.generate.push(g);
         }
         cfg.dependency_paths.extend(p.dependency_paths);
+        if p.skip.is_some() {
+            cfg.skip = p.skip;
+        }
+    }
+    if own.skip.is_some() {
+        cfg.skip = own.skip;
     }
     let child_merge = if deep { Merge::Deep } else { Merge::Shallow };
     config::merge_inputs(&mut cfg.inputs, own.inputs, child_merge);
@@ -362,7 +368,7 @@ fn stack_units(
     parsed: &Parsed,
     dir: &Path,
 ) -> Vec<(String, Unit, Option<Span>)> {
-    use crate::frontend::terraform::eval::{self, Decls, Env};
+    use crate::frontend::terraform::eval::{self, Decls};
     use hcl_edit::structure::Structure;
     use hcl_edit::Span as _;
     let id = parsed.file.id;
@@ -390,9 +396,7 @@ fn stack_units(
         roots: RefCell::new(HashMap::new()),
         depth: 0,
     };
-    let mut env = Env::new(&decls, loader.sources, dir.to_path_buf());
-    env.limits = loader.limits;
-    env.host = Some(&t);
+    let env = parsed.env(&t, &decls);
     let mut out = Vec::new();
     for s in parsed.body.iter() {
         let Structure::Block(b) = s else { continue };
@@ -639,8 +643,9 @@ fn model(
                 continue;
             }
         };
-        // Inputs that are not all known say nothing of what is absent.
-        if cfg.inputs_unknown {
+        // Inputs that are not all known say nothing of what is absent; a
+        // unit that may be skipped (`skip`, `exclude`) may not be deployed.
+        if cfg.inputs_unknown || !matches!(cfg.skip, None | Some(Some(false))) {
             eks_names.push(None);
             continue;
         }

@@ -289,3 +289,31 @@ fn stack_templates_are_not_units_alone() {
     assert!(!reads_values("inputs = { a = local.values.name }"));
     assert!(!reads_values("inputs = { a = my_values.name }"));
 }
+
+#[test]
+fn a_repeated_input_takes_its_last_value() {
+    let inputs = r#"{
+  cluster_name = "first"
+  fargate_profiles = {}
+  cluster_name = "shop"
+}"#;
+    let t = tree(&[("live/eks/terragrunt.hcl", &unit("", inputs))]);
+    let out = load(t.path(), "live/eks/terragrunt.hcl");
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    assert_eq!(clusters(&out), vec!["shop: "]);
+}
+
+#[test]
+fn a_unit_that_may_be_skipped_builds_nothing_known() {
+    let cases = [
+        ("skip = true\n", 0),
+        ("skip = get_env(\"SKIP\")\n", 0),
+        ("exclude {\n  if = true\n  actions = [\"all\"]\n}\n", 0),
+        ("skip = false\n", 1),
+    ];
+    for (head, n) in cases {
+        let t = tree(&[("live/eks/terragrunt.hcl", &unit(head, CHILD_INPUTS))]);
+        let out = load(t.path(), "live/eks/terragrunt.hcl");
+        assert_eq!(out.clusters.len(), n, "{head}");
+    }
+}
