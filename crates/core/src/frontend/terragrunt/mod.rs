@@ -494,6 +494,9 @@ fn classify(src: &str, dir: &Path) -> Source {
 }
 
 fn eks(source: &str, version: Option<String>) -> Source {
+    // `repo//.` (or `//./`) is the repository's root folder.
+    let source = source.trim_end_matches('/');
+    let source = source.strip_suffix("//.").unwrap_or(source);
     match eks_module::kind(source) {
         Kind::Local(_) | Kind::Other => Source::Unknown,
         _ => Source::Eks {

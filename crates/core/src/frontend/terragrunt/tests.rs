@@ -274,6 +274,16 @@ fn sources_as_terragrunt_fetches_them() {
         }
     );
     assert_eq!(
+        classify(
+            "github.com/terraform-aws-modules/terraform-aws-eks//.?ref=v18.24.1",
+            dir
+        ),
+        Source::Eks {
+            source: "github.com/terraform-aws-modules/terraform-aws-eks".into(),
+            version: Some("18.24.1".into())
+        }
+    );
+    assert_eq!(
         classify("git::git@github.com:acme/eks.git//cluster?ref=main", dir),
         Source::Unknown
     );
