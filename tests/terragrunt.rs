@@ -168,3 +168,17 @@ fn stack_units_are_ordered_by_their_dependencies() {
     let quiet = "tests/fixtures/FP003/quiet_tg_stack_units_ordered_by_dependency";
     assert_eq!(findings(&[quiet]), []);
 }
+
+#[test]
+fn a_units_clusters_live_in_the_units_folder() {
+    // Both units run the same module: the manifest beside unit `a` belongs
+    // to cluster `a`, not to the folder of the module's code.
+    let dir = "tests/terragrunt/homes";
+    let (v, _) = run(&[dir]);
+    let d = &v["diagnostics"];
+    assert_eq!(d.as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(d[0]["code"], "FP011");
+    assert_eq!(d[0]["file"], format!("{dir}/live/a/app.yaml"));
+    let message = d[0]["message"].as_str().unwrap_or("");
+    assert!(message.contains("cluster `a`"), "{message}");
+}

@@ -414,6 +414,9 @@ pub(crate) fn model_unit(job: &Job, sources: &Sources, limits: Limits) -> Modell
     // called module defines them.
     let home = match job {
         Job::Module(dir, ..) => Some(dir.clone()),
+        Job::Document(c, _) if crate::terragrunt::is_unit(&c.path) => {
+            c.path.parent().map(Path::to_path_buf)
+        }
         Job::Document(..) | Job::Build(..) | Job::Called(..) => None,
     };
     Modelled { unit, notice, home }
