@@ -38,6 +38,11 @@ pub const STACK_FILE: &str = "terragrunt.stack.hcl";
 /// dependencies and `read_terragrunt_config`: a bound on hostile trees.
 const MAX_DEPTH: usize = 8;
 
+/// Configuration files evaluated for one unit at most (includes, read
+/// configurations, dependencies and theirs): a bound on hostile trees
+/// whose files read each other many times over.
+const MAX_READS: usize = 256;
+
 /// The module call each unit becomes.
 const CALL: &str = "terragrunt";
 
@@ -128,6 +133,10 @@ struct Loader<'s> {
     pub read: RefCell<Vec<FileId>>,
     /// Whether dependencies are read (not when only the source is wanted).
     follow: bool,
+    /// Configuration files evaluated so far (see [`MAX_READS`]).
+    reads: std::cell::Cell<usize>,
+    /// `read_terragrunt_config` results by file.
+    configs: RefCell<HashMap<PathBuf, Option<Value>>>,
 }
 
 impl<'s> Loader<'s> {
@@ -139,10 +148,16 @@ impl<'s> Loader<'s> {
             outputs: RefCell::new(HashMap::new()),
             read: RefCell::new(Vec::new()),
             follow: true,
+            reads: std::cell::Cell::new(0),
+            configs: RefCell::new(HashMap::new()),
         }
     }
 
     fn load(&self, path: &Path) -> Option<Parsed> {
+        if self.reads.get() >= MAX_READS {
+            return None;
+        }
+        self.reads.set(self.reads.get() + 1);
         let f = self.sources.load(&shown(path)).ok()?;
         config::parse(f).ok()
     }
@@ -173,6 +188,9 @@ impl<'s> Loader<'s> {
 
     /// `read_terragrunt_config(path)`: the file evaluated in its own folder.
     pub fn read_other(&self, path: &Path, depth: usize) -> Option<Value> {
+        if let Some(v) = self.configs.borrow().get(path) {
+            return v.clone();
+        }
         if depth > MAX_DEPTH {
             return None;
         }
@@ -180,6 +198,9 @@ impl<'s> Loader<'s> {
         self.read.borrow_mut().push(parsed.file.id);
         let dir = path.parent()?.to_path_buf();
         let unit = read_unit(self, &parsed, &dir, depth, None);
+        self.configs
+            .borrow_mut()
+            .insert(path.to_path_buf(), Some(unit.exposed.clone()));
         Some(unit.exposed)
     }
 }

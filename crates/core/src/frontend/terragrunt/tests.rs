@@ -327,3 +327,32 @@ fn a_unit_that_may_be_skipped_builds_nothing_known() {
         assert_eq!(out.clusters.len(), n, "{head}");
     }
 }
+
+#[test]
+fn files_that_read_each_other_many_times_end() {
+    // Each file reads the next one ten times: 10^8 reads unbounded.
+    let mut files: Vec<(String, String)> = Vec::new();
+    for i in 0..8 {
+        let reads: String = (0..10)
+            .map(|k| format!("  r{k} = read_terragrunt_config(\"f{}.hcl\")\n", i + 1))
+            .collect();
+        files.push((
+            format!("live/eks/f{i}.hcl"),
+            format!("locals {{\n{reads}}}\n"),
+        ));
+    }
+    files.push((
+        "live/eks/terragrunt.hcl".into(),
+        unit(
+            "locals {\n  x = read_terragrunt_config(\"f0.hcl\")\n}\n",
+            "{\n  cluster_name = \"shop\"\n}",
+        ),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let t = tree(&refs);
+    let out = load(t.path(), "live/eks/terragrunt.hcl");
+    assert_eq!(clusters(&out), vec!["shop: "]);
+}
