@@ -43,6 +43,9 @@ const MAX_DEPTH: usize = 8;
 /// whose files read each other many times over.
 const MAX_READS: usize = 256;
 
+/// `read_terragrunt_config` calls nested at most.
+const MAX_READ_DEPTH: usize = 3;
+
 /// The module call each unit becomes.
 const CALL: &str = "terragrunt";
 
@@ -191,7 +194,9 @@ impl<'s> Loader<'s> {
         if let Some(v) = self.configs.borrow().get(path) {
             return v.clone();
         }
-        if depth > MAX_DEPTH {
+        // A read configuration is copied into each reader: nested reads
+        // multiply, so only a few levels are followed.
+        if depth > MAX_READ_DEPTH {
             return None;
         }
         let parsed = self.load(path)?;
