@@ -57,6 +57,7 @@ pub mod render;
 pub mod select;
 pub mod stdin;
 pub mod suppress;
+mod terragrunt;
 pub mod walk;
 mod workspace;
 

@@ -64,6 +64,7 @@ pub fn is_lintable_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.contains(&e))
+        || crate::terragrunt::is_unit(path)
 }
 
 /// Collect the files under `paths`, sorted and without duplicates.

@@ -306,9 +306,13 @@ impl Workspace {
     pub fn rescan(&mut self) {
         let cfg = &self.linter.config;
         let walked = lint::in_pool(|| walk::walk(&self.paths, lint::exclude_of(cfg, &self.base)));
-        let context = lint::in_pool(|| {
+        let mut context = lint::in_pool(|| {
             lint::context_of(&walked.files, &self.linter.options, cfg, &self.base)
         });
+        // Terragrunt units read the files they include above them.
+        context
+            .roots
+            .extend(crate::terragrunt::roots(&walked.files));
         if context.roots != self.context.roots {
             // Reads are confined to other folders: start afresh.
             self.sources = Arc::new(self.new_sources(&context.roots));
@@ -394,6 +398,11 @@ impl Workspace {
         });
         let max = sources.max_file_size;
         let calls = |dir: &PathBuf, files: &[&Candidate]| -> Vec<PathBuf> {
+            if let [c] = files {
+                if crate::terragrunt::is_unit(&c.path) {
+                    return crate::terragrunt::calls(&c.path, sources, limits);
+                }
+            }
             if let Some(hit) = self.lock_calls().get(dir) {
                 return hit.clone();
             }

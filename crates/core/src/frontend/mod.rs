@@ -11,6 +11,7 @@ pub mod kustomize;
 pub mod near_miss;
 pub mod release;
 pub mod terraform;
+pub mod terragrunt;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{Cluster, DependencyGraph, Project};

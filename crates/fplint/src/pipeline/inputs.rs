@@ -232,8 +232,12 @@ fn load_document(
 ) -> (UnitOutput, Option<Notice>) {
     match load_candidate(sources, c) {
         Ok(f) => {
+            let terragrunt = crate::terragrunt::is_unit(&c.path);
             let mut unit = guarded(c, sources, || {
                 inject_panic(c);
+                if terragrunt {
+                    return frontend::terragrunt::load_unit(&f, sources, limits);
+                }
                 frontend::load_document_file(&f, limits)
             });
             if context {
@@ -241,7 +245,10 @@ fn load_document(
                 as_context(&mut unit);
                 return (unit, None);
             }
-            let notice = crate::named::judge(c, &f, &unit, limits);
+            // A unit is not a named YAML or JSON file to judge.
+            let notice = (!terragrunt)
+                .then(|| crate::named::judge(c, &f, &unit, limits))
+                .flatten();
             (unit, notice)
         }
         Err(e) => {

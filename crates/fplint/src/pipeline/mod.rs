@@ -118,7 +118,10 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let base = cfg.base_dir();
     let walked = walk::walk(paths, exclude_of(cfg, &base));
     let context = context_of(&walked.files, opts, cfg, &base);
-    let mut sources = Sources::new(roots_of(paths, &context.roots)).with_overlays(&opts.overlays);
+    // Terragrunt units read the files they include above them.
+    let mut roots = roots_of(paths, &context.roots);
+    roots.extend(crate::terragrunt::roots(&walked.files));
+    let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
     let jobs = plan_units(&walked, &context, &sources, limits);

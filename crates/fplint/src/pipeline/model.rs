@@ -33,6 +33,10 @@ pub(crate) fn model_unit(job: &Job, sources: &Sources, limits: Limits) -> Modell
     // called module defines them.
     let home = match &job.shape {
         Shape::Folder(dir, _) if job.input.home => Some(dir.clone()),
+        // A Terragrunt unit's clusters live in the unit's folder.
+        Shape::File(c) if crate::terragrunt::is_unit(&c.path) => {
+            c.path.parent().map(std::path::Path::to_path_buf)
+        }
         Shape::File(_) | Shape::Folder(..) => None,
     };
     Modelled { unit, notice, home }

@@ -112,6 +112,12 @@ pub(crate) fn plan_units<'a>(
     let context = &context.files;
     let max = sources.max_file_size;
     plan_with(files, context, &builds, &|dir, files| {
+        // A Terragrunt unit calls the module of its `terraform { source }`.
+        if let [c] = files {
+            if crate::terragrunt::is_unit(&c.path) {
+                return crate::terragrunt::calls(&c.path, sources, limits);
+            }
+        }
         inputs::local_calls(dir, files, max)
     })
 }
@@ -186,7 +192,9 @@ pub(crate) fn plan_with<'a>(
         .filter(|((_, ctx, row), _)| !ctx && INPUTS[*row].calls.is_some())
         .map(|((d, ..), f)| (d.clone(), f.clone()))
         .collect();
-    let called = crate::modules::called_folders_with(&linted, calls);
+    let mut called = crate::modules::called_folders_with(&linted, calls);
+    let dirs: Vec<&PathBuf> = linted.keys().collect();
+    called.extend(crate::terragrunt::called(files, &dirs, calls));
     for ((dir, ctx, row), files) in modules {
         let input = INPUTS[row];
         let input = match &input.calls {

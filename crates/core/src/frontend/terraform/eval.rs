@@ -82,6 +82,19 @@ pub struct Env<'a> {
     /// Outputs of the local modules read so far, by call name: an object, or
     /// a list/map of objects for `count`/`for_each` calls.
     pub modules: RefCell<HashMap<String, Value>>,
+    /// Names a language layered on Terraform's adds (Terragrunt's
+    /// `include`, `dependency` and functions), looked up first.
+    pub host: Option<&'a dyn Host>,
+}
+
+/// What a configuration language built on Terraform's expressions adds.
+pub trait Host {
+    /// The value of a root name (`include`), `None` when the host has no such name.
+    fn root(&self, name: &str, span: Option<Span>) -> Option<Value>;
+    /// Whether the host defines the function `name`.
+    fn defines(&self, name: &str) -> bool;
+    /// Call a function the host defines, with its arguments evaluated.
+    fn call(&self, name: &str, args: Vec<Value>, span: Option<Span>) -> R;
 }
 
 pub fn span_of(file: FileId, r: Option<std::ops::Range<usize>>) -> Option<Span> {
@@ -118,6 +131,7 @@ impl<'a> Env<'a> {
             limit_hit: RefCell::new(None),
             renamed: HashMap::new(),
             modules: RefCell::new(HashMap::new()),
+            host: None,
         }
     }
 
@@ -282,6 +296,14 @@ impl<'a> Env<'a> {
             Expression::FuncCall(f) => {
                 if f.name.is_namespaced() {
                     return unknown(span);
+                }
+                let name = f.name.name.as_str();
+                if let Some(h) = self.host.filter(|h| h.defines(name)) {
+                    let mut vals = Vec::new();
+                    for a in f.args.iter() {
+                        vals.push(self.eval(a, file, scope)?);
+                    }
+                    return h.call(name, vals, span);
                 }
                 functions::call(self, f.name.name.as_str(), &f.args, file, scope, span)
             }
@@ -454,6 +476,9 @@ impl<'a> Env<'a> {
         scope: &Scope,
         span: Option<Span>,
     ) -> Result<(Value, usize), Fail> {
+        if let Some(val) = self.host.and_then(|h| h.root(root, span)) {
+            return Ok((val, 0));
+        }
         let first = match ops.first() {
             Some(TraversalOperator::GetAttr(n)) => n.as_str(),
             _ => return Ok((Value::unknown(span), ops.len())),

@@ -5,8 +5,8 @@
 //! dependencies Terraform orders resources by.
 
 mod auth;
-mod eks_module;
-mod eval;
+pub(crate) mod eks_module;
+pub(crate) mod eval;
 mod functions;
 mod graph;
 pub(crate) mod helm;
@@ -92,6 +92,57 @@ fn load_module_here(
     json_syntax::clear();
     out.diagnostics.extend(diags);
     out
+}
+
+/// A root module another frontend wrote for one of its files (a Terragrunt
+/// unit as a call of its module): HCL `text` whose ranges `segs` (written
+/// start, end, then start, end in the file) map back into `file`'s text.
+/// Without `segs` the text is the file's own, other parts blanked.
+pub(crate) struct Written {
+    pub file: Arc<SourceFile>,
+    pub text: String,
+    pub segs: Vec<(usize, usize, usize, usize)>,
+}
+
+/// Model a written root module whose folder is `dir`, its variables set to
+/// `vars`: the unit, and the root's outputs. Call on a large stack, with no
+/// other unit being read on this thread.
+pub(crate) fn load_written(
+    dir: &Path,
+    written: Vec<Written>,
+    vars: HashMap<String, Value>,
+    sources: &Sources,
+    limits: Limits,
+) -> (UnitOutput, Value) {
+    let mut out = UnitOutput {
+        formats: vec![Format::Terraform],
+        ..UnitOutput::default()
+    };
+    let mut files = Vec::new();
+    for w in written {
+        // The writer checked what it copied; text it cannot parse is dropped.
+        let Ok(body) = hcl_edit::parser::parse_body(&w.text) else {
+            continue;
+        };
+        if !w.segs.is_empty() {
+            json_syntax::register(w.file.id, w.segs);
+        }
+        files.push(ParsedFile {
+            file: w.file,
+            body,
+            renames: Vec::new(),
+        });
+    }
+    let module = ModuleSrc { dir, files };
+    let mut b = Builder {
+        tag: crate::sources::display_path(dir),
+        root_dir: dir.to_path_buf(),
+        ..Builder::default()
+    };
+    let outputs = b.load(&module, sources, limits, Inputs::Root(vars), "", 0);
+    b.finish(&mut out);
+    json_syntax::clear();
+    (out, outputs)
 }
 
 /// A block's header (`module "eks"`), up to its opening brace.
@@ -455,7 +506,9 @@ struct ModuleSrc<'p> {
 /// key (the last one wins) but hcl-edit rejects it: each repeated key is
 /// renamed in a copy of the text, with the same length so that spans hold,
 /// and the evaluator reads it under its own name.
-fn parse_lenient(text: &str) -> Result<(Body, Vec<(usize, String)>), hcl_edit::parser::Error> {
+pub(crate) fn parse_lenient(
+    text: &str,
+) -> Result<(Body, Vec<(usize, String)>), hcl_edit::parser::Error> {
     let mut renames: Vec<(usize, String)> = Vec::new();
     let mut cur: Option<String> = None;
     let mut attempts = 0usize;

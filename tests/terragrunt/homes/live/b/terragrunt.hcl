@@ -1,0 +1,8 @@
+terraform {
+  source = "../../modules/eks"
+}
+
+inputs = {
+  name       = "b"
+  namespaces = ["kube-system"]
+}
