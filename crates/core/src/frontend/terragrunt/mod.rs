@@ -1,6 +1,6 @@
 //! Terragrunt: a `terragrunt.hcl` is a unit, one run of the module its
 //! `terraform { source }` names with its `inputs` as variables. The unit's
-//! configuration is evaluated as Terragrunt does ([`config`]): includes
+//! configuration is evaluated as Terragrunt does (`config`): includes
 //! merged, locals, dependencies' outputs where the dependency's module
 //! computes them. The unit is then modelled by the Terraform frontend as a
 //! root module holding one call of that module whose arguments are the
