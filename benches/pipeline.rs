@@ -2,7 +2,8 @@
 //! findings), against bare parsing of the same files, so the cost of the
 //! model and the rules over parsing stays visible.
 //!
-//! `cargo bench --bench pipeline` (`-- incremental` for the workspace alone)
+//! `cargo bench --bench pipeline` (`-- incremental` for the workspace alone,
+//! `-- terragrunt` for the Terragrunt tree)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fplint::lint::{self, ConfigChoice, Options};
@@ -109,6 +110,42 @@ fn pipeline(c: &mut Criterion) {
     });
 }
 
+/// A Terragrunt repository of 200 units over local modules: the whole
+/// tree, and one named unit as pre-commit runs it.
+fn terragrunt(c: &mut Criterion) {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    };
+    let stats = match xtask::generate_terragrunt(dir.path(), 200) {
+        Ok(s) => s,
+        Err(e) => panic!("generate: {e}"),
+    };
+    // The project's root, as a checkout has it.
+    if let Err(e) = std::fs::create_dir(dir.path().join(".git")) {
+        panic!(".git: {e}");
+    }
+    let opts = Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    };
+    let root = vec![dir.path().to_path_buf()];
+    let unit = vec![dir
+        .path()
+        .join("live/account-0/eu-west-1/env-000/eks/terragrunt.hcl")];
+    let count = |paths: &[PathBuf]| match lint::run(paths, &opts) {
+        Ok(o) => o.diagnostics.len(),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(count(&root) as u64, stats.findings, "every unit's finding");
+    assert_eq!(count(&unit), 1, "the named unit's finding");
+    let mut g = c.benchmark_group("terragrunt_200_units");
+    g.sample_size(20);
+    g.bench_function("whole_tree", |b| b.iter(|| count(&root)));
+    g.bench_function("one_named_unit", |b| b.iter(|| count(&unit)));
+    g.finish();
+}
+
 /// One edit to one file of the 10 MB tree, re-checked by a [`fplint::Workspace`].
 fn incremental(c: &mut Criterion) {
     let dir = match tempfile::tempdir() {
@@ -155,5 +192,5 @@ fn incremental(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline, incremental);
+criterion_group!(benches, pipeline, terragrunt, incremental);
 criterion_main!(benches);

@@ -3,6 +3,9 @@
 
 pub mod readme;
 pub mod schema;
+pub mod terragrunt;
+
+pub use terragrunt::generate_terragrunt;
 
 use std::fmt::Write as _;
 use std::path::Path;

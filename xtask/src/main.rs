@@ -3,6 +3,10 @@
 //! Writes a synthetic monorepo mixing every format fplint reads, with
 //! realistic content and a known number of findings, for benchmarks.
 //!
+//! `cargo run -p xtask -- gen-terragrunt --out DIR [--units N]`
+//!
+//! Writes a synthetic Terragrunt repository of N units over local modules.
+//!
 //! `cargo run -p xtask -- schema KIND SOURCE... [--check]`
 //!
 //! Regenerates (or, with `--check`, compares) a field table under
@@ -16,7 +20,7 @@ use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]");
     std::process::exit(2)
 }
 
@@ -28,11 +32,13 @@ fn main() {
     if args.first().map(String::as_str) == Some("schema") {
         std::process::exit(xtask::schema_main(&args[1..]));
     }
-    if args.first().map(String::as_str) != Some("gen-monorepo") {
+    let terragrunt = args.first().map(String::as_str) == Some("gen-terragrunt");
+    if !terragrunt && args.first().map(String::as_str) != Some("gen-monorepo") {
         usage();
     }
     let mut out: Option<PathBuf> = None;
     let mut mb: u64 = 10;
+    let mut units: u64 = 200;
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -43,11 +49,22 @@ fn main() {
                     .and_then(|v| v.parse().ok())
                     .unwrap_or_else(|| usage())
             }
+            "--units" if terragrunt => {
+                units = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| usage())
+            }
             _ => usage(),
         }
     }
     let Some(out) = out else { usage() };
-    match generate(&out, mb * 1024 * 1024) {
+    let made = if terragrunt {
+        xtask::generate_terragrunt(&out, units)
+    } else {
+        generate(&out, mb * 1024 * 1024)
+    };
+    match made {
         Ok(stats) => println!(
             "wrote {} files, {} bytes, {} expected findings to {}",
             stats.files,
