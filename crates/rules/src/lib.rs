@@ -35,6 +35,7 @@
 
 #![warn(missing_docs)]
 
+pub mod charts;
 pub mod common;
 pub mod registry;
 pub mod rules;

@@ -268,6 +268,17 @@ pub static REGISTRY: &[RuleInfo] = &[
         rule: Some(&rules::fp020_invalid_value::InvalidValue),
     },
     RuleInfo {
+        code: "FP021",
+        name: "instance-metadata-on-fargate",
+        default_severity: Severity::Error,
+        severities: &[Severity::Error],
+        summary: "A chart on Fargate would learn a value from the instance metadata service",
+        formats: &[Cfn, Tf, K8s],
+        format_notes: &[],
+        doc: include_str!("../docs/FP021.md"),
+        rule: Some(&rules::fp021_instance_metadata_on_fargate::InstanceMetadataOnFargate),
+    },
+    RuleInfo {
         code: "FP100",
         name: "unused-suppression",
         default_severity: Severity::Info,

@@ -20,3 +20,4 @@ pub mod fp017_pod_identity_on_fargate;
 pub mod fp018_fargate_profile_pin_annotation;
 pub mod fp019_unknown_field;
 pub mod fp020_invalid_value;
+pub mod fp021_instance_metadata_on_fargate;
