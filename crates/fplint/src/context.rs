@@ -32,8 +32,31 @@ pub fn root_of(file: &Path) -> PathBuf {
 /// its own files are searched: a manifest in a home or download folder must
 /// not walk everything below it.
 fn project_of(file: &Path) -> (PathBuf, bool) {
+    project_in(&folder_of(file))
+}
+
+/// The canonical folder of a file.
+fn folder_of(file: &Path) -> PathBuf {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-    let dir = abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf);
+    abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf)
+}
+
+/// [`project_of`] for many files: one search per folder.
+#[derive(Default)]
+struct Projects(std::collections::HashMap<PathBuf, (PathBuf, bool)>);
+
+impl Projects {
+    fn of(&mut self, file: &Path) -> (PathBuf, bool) {
+        self.0
+            .entry(folder_of(file))
+            .or_insert_with_key(|dir| project_in(dir))
+            .clone()
+    }
+}
+
+/// The project root of files in the canonical folder `dir`.
+fn project_in(dir: &Path) -> (PathBuf, bool) {
+    let dir = dir.to_path_buf();
     let has = |d: &Path, names: &[&str]| names.iter().any(|n| d.join(n).exists());
     if let Some(d) = dir.ancestors().find(|d| has(d, FILE_NAMES)) {
         return (d.to_path_buf(), true);
@@ -86,10 +109,14 @@ pub fn candidates(
     // The folders the scope search listed in full, by absolute path.
     let mut listed: std::collections::HashMap<PathBuf, Vec<Candidate>> =
         std::collections::HashMap::new();
+    // The files of each listed folder that may define a cluster.
+    let mut hits_in: std::collections::HashMap<PathBuf, Vec<PathBuf>> =
+        std::collections::HashMap::new();
+    let mut projects_of = Projects::default();
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
-            let (root, marked) = project_of(&c.path);
+            let (root, marked) = projects_of.of(&c.path);
             if !marked {
                 unmarked.insert(root.clone());
             }
@@ -104,6 +131,7 @@ pub fn candidates(
                 exclude,
                 &mut sniffed,
                 &mut listed,
+                &mut hits_in,
             );
             all_at_root &= found == root;
             found
@@ -148,7 +176,7 @@ pub fn candidates(
             return Context {
                 roots: roots_shown(),
                 files,
-                builds: builds_including(&named, cwd.as_deref()),
+                builds: builds_including(&named, cwd.as_deref(), &mut projects_of),
                 partial: true,
             };
         }
@@ -239,7 +267,7 @@ pub fn candidates(
     Context {
         roots: roots_shown(),
         files: out,
-        builds: builds_including(&named, cwd.as_deref()),
+        builds: builds_including(&named, cwd.as_deref(), &mut projects_of),
         partial,
     }
 }
@@ -247,7 +275,11 @@ pub fn candidates(
 /// The overlays whose builds read a named YAML or JSON file, one walk per
 /// project root; shown relative to the working folder, or absolute when
 /// the named file was given so.
-fn builds_including(named: &[&Candidate], cwd: Option<&Path>) -> Vec<PathBuf> {
+fn builds_including(
+    named: &[&Candidate],
+    cwd: Option<&Path>,
+    projects: &mut Projects,
+) -> Vec<PathBuf> {
     let mut by_root: std::collections::BTreeMap<(PathBuf, bool), Vec<(PathBuf, bool)>> =
         std::collections::BTreeMap::new();
     for c in named {
@@ -256,7 +288,7 @@ fn builds_including(named: &[&Candidate], cwd: Option<&Path>) -> Vec<PathBuf> {
         }
         let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
         by_root
-            .entry(project_of(&c.path))
+            .entry(projects.of(&c.path))
             .or_default()
             .push((abs, c.path.is_absolute()));
     }
@@ -282,6 +314,7 @@ fn scope(
     exclude: Option<(&GlobSet, &Path)>,
     sniffed: &mut std::collections::HashMap<PathBuf, bool>,
     listed: &mut std::collections::HashMap<PathBuf, Vec<Candidate>>,
+    hits_in: &mut std::collections::HashMap<PathBuf, Vec<PathBuf>>,
 ) -> PathBuf {
     let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let Some(dir) = abs.parent() else {
@@ -291,6 +324,15 @@ fn scope(
         if !up.starts_with(root) || up == root {
             break;
         }
+        // Named files of one folder share its listing (pre-commit names
+        // every staged file of a folder): a folder has a cluster for this
+        // file when a file other than itself may define one.
+        if let Some(hits) = hits_in.get(up) {
+            if hits.iter().any(|h| *h != abs) {
+                return up.to_path_buf();
+            }
+            continue;
+        }
         // On this thread: the folders near a file are usually small, and
         // starting walker threads for each costs more than it saves.
         let mut files = Vec::new();
@@ -298,19 +340,20 @@ fn scope(
             files.push(c);
             true
         });
-        let mut any = false;
+        let mut hits = Vec::new();
         for c in &files {
             let key = absolute(cwd, c);
-            if key == abs {
-                continue;
-            }
             let hit = *sniffed
-                .entry(key)
+                .entry(key.clone())
                 .or_insert_with(|| may_define_cluster(&c.path));
-            any |= hit;
+            if hit {
+                hits.push(key);
+            }
         }
+        let any = hits.iter().any(|h| *h != abs);
+        hits_in.insert(up.to_path_buf(), hits);
+        listed.insert(up.to_path_buf(), files);
         if any {
-            listed.insert(up.to_path_buf(), files);
             return up.to_path_buf();
         }
     }

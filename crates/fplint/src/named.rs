@@ -27,6 +27,16 @@ pub fn judge(
     if recognised && !near_miss::worth_judging(&file.text) {
         return None;
     }
+    // A CloudFormation template is one document, and its one near-miss is
+    // a `Resources` that is not a map: when the text shows a map, judging
+    // would only parse the file a second time.
+    let template = unit
+        .formats
+        .iter()
+        .all(|f| *f == fplint_core::frontend::Format::CloudFormation);
+    if recognised && template && near_miss::resources_written_as_map(&file.text) {
+        return None;
+    }
     let shown = Some(file.path.clone());
     match near_miss::judge(file, limits) {
         Verdict::Linted => None,

@@ -47,6 +47,49 @@ pub fn worth_judging(text: &str) -> bool {
     })
 }
 
+/// Whether the text certainly writes its top-level `Resources` as a map:
+/// `"Resources": {` in JSON, or in YAML a `Resources:` line at the margin
+/// followed by `{` or by an indented line that is not a list item. `false`
+/// when unsure.
+pub fn resources_written_as_map(text: &str) -> bool {
+    if let Some(at) = text.find("\"Resources\"") {
+        // One `"Resources"` key, so it is the top-level one.
+        if text.matches("\"Resources\"").count() > 1 {
+            return false;
+        }
+        let rest = text[at + "\"Resources\"".len()..].trim_start();
+        return rest
+            .strip_prefix(':')
+            .is_some_and(|r| r.trim_start().starts_with('{'));
+    }
+    let mut lines = text.lines();
+    let mut found = false;
+    for line in lines.by_ref() {
+        if let Some(rest) = line.strip_prefix("Resources:") {
+            let rest = rest.trim();
+            if rest.starts_with('{') {
+                return true;
+            }
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return false;
+            }
+            found = true;
+            break;
+        }
+    }
+    if !found {
+        return false;
+    }
+    for line in lines {
+        let t = line.trim_start();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        return line.len() > t.len() && !t.starts_with('-');
+    }
+    false
+}
+
 /// Whether a text names a `ClusterConfig` in any case: the one near-miss a
 /// document read as a Kubernetes object can be.
 pub fn mentions_cluster_config(text: &str) -> bool {
@@ -213,6 +256,31 @@ mod tests {
             "a.yaml",
             "kind: Deployment\nmetadata: {name: a}\n"
         )));
+    }
+
+    #[test]
+    fn resources_as_map_in_the_text() {
+        assert!(resources_written_as_map(
+            "Resources:\n  A:\n    Type: AWS::EKS::Cluster\n"
+        ));
+        assert!(resources_written_as_map(
+            "Resources: # the stack\n\n  A: {}\n"
+        ));
+        assert!(resources_written_as_map("Resources: {A: {}}\n"));
+        assert!(resources_written_as_map("{\"Resources\" : {\"A\": {}}}"));
+        assert!(!resources_written_as_map(
+            "Resources:\n  - Type: AWS::EKS::Cluster\n"
+        ));
+        assert!(!resources_written_as_map(
+            "Resources:\n- Type: AWS::EKS::Cluster\n"
+        ));
+        assert!(!resources_written_as_map(
+            "{\"Resources\": [{\"Type\": \"AWS::X\"}]}"
+        ));
+        assert!(!resources_written_as_map("Resources: !Ref Other\n"));
+        assert!(!resources_written_as_map(
+            "AWSTemplateFormatVersion: '2010-09-09'\n"
+        ));
     }
 
     #[test]
