@@ -357,3 +357,76 @@ fn terragrunt_units_of_one_module_get_their_own_findings() {
     );
     assert_eq!(findings(&json(&[&format!("{dir}/live/prod")])), got);
 }
+
+/// The shared-module tree copied into a project of its own, `prod`'s call
+/// written as given.
+fn shared_copy(prod: &str) -> tempfile::TempDir {
+    let tmp = match tempfile::tempdir() {
+        Ok(t) => t,
+        Err(e) => panic!("no temporary folder: {e}"),
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join(SHARED);
+    for (from, text) in [
+        ("modules/eks/main.tf", None),
+        ("envs/dev/main.tf", None),
+        ("envs/prod/main.tf", Some(prod)),
+    ] {
+        let to = tmp.path().join(from);
+        let text = match text {
+            Some(t) => t.to_string(),
+            None => std::fs::read_to_string(repo.join(from)).unwrap_or_default(),
+        };
+        if let Some(dir) = to.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = std::fs::write(&to, text) {
+            panic!("cannot write {to:?}: {e}");
+        }
+    }
+    let _ = std::fs::create_dir_all(tmp.path().join(".git"));
+    tmp
+}
+
+fn codes_at(dir: &Path, path: &str) -> Vec<(String, u64, String)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "--format", "json", path])
+        .current_dir(dir)
+        .env_remove("RAYON_NUM_THREADS")
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run fplint: {e}"),
+    };
+    let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)),
+    };
+    findings(&v)
+        .into_iter()
+        .map(|(f, l, m, _)| (f, l, m[..5].to_string()))
+        .collect()
+}
+
+#[test]
+fn a_suppression_at_the_call_silences_that_calls_finding() {
+    let prod = "# fplint: ignore[FP005]\nmodule \"eks\" {\n  source = \"../../modules/eks\"\n\n  name               = \"shop-prod\"\n  fargate_namespaces = [\"shop\"]\n  node_group         = false\n}\n";
+    let tmp = shared_copy(prod);
+    let want = [("envs/prod/main.tf".to_string(), 2, "FP006".to_string())];
+    assert_eq!(codes_at(tmp.path(), "."), want);
+    assert_eq!(codes_at(tmp.path(), "envs/prod"), want);
+}
+
+#[test]
+fn without_a_project_marker_a_root_alone_reads_only_its_folder() {
+    let prod = "module \"eks\" {\n  source = \"../../modules/eks\"\n\n  name               = \"shop-prod\"\n  fargate_namespaces = [\"shop\"]\n  node_group         = false\n}\n";
+    let tmp = shared_copy(prod);
+    let all = [
+        ("envs/prod/main.tf".to_string(), 1, "FP005".to_string()),
+        ("envs/prod/main.tf".to_string(), 1, "FP006".to_string()),
+    ];
+    assert_eq!(codes_at(tmp.path(), "envs/prod"), all);
+    // Reads stay inside the project: without `.git` or `fplint.toml`
+    // above it, the folder named is all there is.
+    let _ = std::fs::remove_dir(tmp.path().join(".git"));
+    assert_eq!(codes_at(tmp.path(), "envs/prod"), []);
+}

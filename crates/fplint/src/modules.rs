@@ -102,7 +102,8 @@ type CallId = (Span, String);
 /// call whose inputs make it, with its place in the module related, unless
 /// every call of the module gives it (same code, same span), which makes
 /// it the module's own: it then stays in the module for [`place`]. In a
-/// module read only as context, it always goes to its own call.
+/// module read only as context, it always goes to its own call. Done
+/// before suppressions, which apply where a finding is reported.
 pub(crate) fn at_calls(
     found: Vec<(Option<usize>, Diagnostic)>,
     project: &Project,
@@ -117,15 +118,15 @@ pub(crate) fn at_calls(
         .iter()
         .map(|(f, ms)| (*f, ms.iter().map(|m| id_of(m)).collect()))
         .collect();
-    if !universe.values().any(|u| u.len() > 1) {
+    if universe.is_empty() {
         return found.into_iter().map(|(_, d)| d).collect();
     }
     let ids: Vec<Option<CallId>> = found
         .iter()
-        .map(|(i, d)| {
-            let shared = universe.get(&d.span.file).is_some_and(|u| u.len() > 1);
-            let cluster = project.clusters.get((*i)?)?;
-            shared.then(|| call_of(d, cluster, &by_file)).flatten()
+        .map(|(i, d)| match universe.get(&d.span.file) {
+            Some(u) if u.len() == 1 => u.first().cloned(),
+            Some(_) => call_of(d, project.clusters.get((*i)?)?, &by_file),
+            None => None,
         })
         .collect();
     let mut groups: HashMap<(&str, Span), BTreeSet<&CallId>> = HashMap::new();
