@@ -135,6 +135,7 @@ fields!(Cluster {
     addons_incomplete,
     self_managed_addons,
     coredns_patch,
+    calls,
 });
 fields!(ExecutionRole {
     profiles,

@@ -435,6 +435,9 @@ fn merge(to: &mut Cluster, mut from: Cluster) {
         }
     }
     to.helm_releases.append(&mut from.helm_releases);
+    to.calls.append(&mut from.calls);
+    to.calls.sort_by_key(|s| (s.file, s.start, s.end));
+    to.calls.dedup();
 }
 
 /// What a profile says, without where it says it; `None` when a part is

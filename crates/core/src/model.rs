@@ -177,6 +177,11 @@ pub struct ModuleCall {
     pub call: crate::source::Span,
     /// `module.NAME`, with the caller's own module address before it.
     pub address: String,
+    /// The call in the root module's own files this call is reached
+    /// through (`call` itself for a call the root makes): calls of one
+    /// module from two roots differ here even where the module that makes
+    /// them is shared.
+    pub outer: crate::source::Span,
 }
 
 /// A `resource` or `module` block of a Terraform root module, by its
@@ -319,6 +324,11 @@ pub struct Cluster {
     /// Terraform): `Known(None)` when the code certainly has none, unknown
     /// when something fplint cannot read might be one.
     pub coredns_patch: Known<Option<Loc>>,
+    /// The module calls the root module (or Terragrunt unit) that
+    /// described it makes, at the root's own files ([`ModuleCall::outer`]):
+    /// a finding inside module code several roots share is told apart by
+    /// the root it came from.
+    pub calls: Vec<crate::source::Span>,
 }
 
 /// The labels of the CoreDNS pods EKS runs, before any `podLabels` the
@@ -354,6 +364,7 @@ impl Cluster {
             addons_incomplete: false,
             self_managed_addons: Known::Known(true),
             coredns_patch: Known::Unknown,
+            calls: Vec::new(),
         }
     }
 

@@ -15,6 +15,7 @@
 use crate::assign::{self, Assigner};
 use crate::config::Config;
 use crate::lint::{self, Modelled, Selection};
+use crate::pipeline::check::Found;
 use fplint_core::frontend::{self, Suppression, UnitOutput};
 use fplint_core::model::{Known, Project};
 use fplint_core::sources::Sources;
@@ -327,11 +328,7 @@ impl Assembled {
     /// The report's findings over the project: the units' own, the list
     /// caps', and the rules' (rerun where out of date), in the batch run's
     /// order; with the suppressions and notes of the units.
-    pub(crate) fn findings(
-        &mut self,
-        selection: &Selection,
-        settings: &Settings,
-    ) -> Vec<Diagnostic> {
+    pub(crate) fn findings(&mut self, selection: &Selection, settings: &Settings) -> Vec<Found> {
         let rules = rules(selection);
         let per_cluster: Vec<usize> = rules.iter().filter(|r| r.1).map(|r| r.0).collect();
         let project = &self.project;
@@ -379,16 +376,22 @@ impl Assembled {
                 out
             })
             .collect();
-        let mut all: Vec<Diagnostic> = self.capped.iter().flatten().cloned().collect();
+        let mut all: Vec<Found> = self
+            .capped
+            .iter()
+            .flatten()
+            .map(|d| (None, d.clone()))
+            .collect();
         let mut slot = 0;
         for ((_, one), wide) in rules.iter().zip(wide) {
             if *one {
-                for per in &self.found {
-                    all.extend(per.get(slot).into_iter().flatten().cloned());
+                for (i, per) in self.found.iter().enumerate() {
+                    let of = per.get(slot).into_iter().flatten();
+                    all.extend(of.map(|d| (Some(i), d.clone())));
                 }
                 slot += 1;
             } else {
-                all.extend(wide);
+                all.extend(wide.into_iter().map(|d| (None, d)));
             }
         }
         all

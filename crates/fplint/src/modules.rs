@@ -3,10 +3,10 @@
 
 use crate::walk::Candidate;
 use fplint_core::frontend::terraform::{local_calls, normalize};
-use fplint_core::model::Project;
-use fplint_core::{Diagnostic, FileId};
+use fplint_core::model::{ModuleCall, Project};
+use fplint_core::{Diagnostic, FileId, Span};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 /// The module folders of the run that another folder of the run calls as a
@@ -64,6 +64,198 @@ pub(crate) fn called_folders_with(
         .collect()
 }
 
+/// The project roots (the nearest `fplint.toml` or `.git`) of the paths
+/// given, when the run has Terraform: a local module's `source` may lie
+/// outside the folder linted (`../../modules/eks`), and `terraform init`
+/// reads it wherever it is. Reads stay inside the project.
+pub(crate) fn roots(paths: &[PathBuf], files: &[Candidate]) -> Vec<PathBuf> {
+    if !files
+        .iter()
+        .any(|c| crate::pipeline::inputs::is_terraform(&c.path))
+    {
+        return Vec::new();
+    }
+    let mut out: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                // `root_of` starts at a file's folder: name one inside.
+                let dir = p.canonicalize().unwrap_or_else(|_| p.clone());
+                crate::context::root_of(&dir.join(".fplint-root"))
+            } else {
+                crate::context::root_of(p)
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A call of module code: the root's call it is reached through
+/// ([`ModuleCall::outer`]), and its address without instance keys (the
+/// instances of one call are one call).
+type CallId = (Span, String);
+
+/// The rules' findings, each with the cluster it was found for: a finding
+/// inside module code that several calls of the run share is placed at the
+/// call whose inputs make it, with its place in the module related, unless
+/// every call of the module gives it (same code, same span), which makes
+/// it the module's own: it then stays in the module for [`place`]. In a
+/// module read only as context, it always goes to its own call. Done
+/// before suppressions, which apply where a finding is reported.
+pub(crate) fn at_calls(
+    found: Vec<(Option<usize>, Diagnostic)>,
+    project: &Project,
+    context_only: &HashSet<&FileId>,
+) -> Vec<Diagnostic> {
+    let mut by_file: HashMap<FileId, Vec<&ModuleCall>> = HashMap::new();
+    for m in &project.module_calls {
+        by_file.entry(m.file).or_default().push(m);
+    }
+    // Every call of each module file.
+    let universe: HashMap<FileId, BTreeSet<CallId>> = by_file
+        .iter()
+        .map(|(f, ms)| (*f, ms.iter().map(|m| id_of(m)).collect()))
+        .collect();
+    if universe.is_empty() {
+        return found.into_iter().map(|(_, d)| d).collect();
+    }
+    let ids: Vec<Option<CallId>> = found
+        .iter()
+        .map(|(i, d)| match universe.get(&d.span.file) {
+            Some(u) if u.len() == 1 => u.first().cloned(),
+            Some(_) => call_of(d, project.clusters.get((*i)?)?, &by_file),
+            None => None,
+        })
+        .collect();
+    let mut groups: HashMap<(&str, Span), BTreeSet<&CallId>> = HashMap::new();
+    for ((_, d), id) in found.iter().zip(&ids) {
+        if let Some(id) = id {
+            groups.entry((d.code, d.span)).or_default().insert(id);
+        }
+    }
+    // Calls whose findings move: not every call gives them, or the module
+    // is not linted itself.
+    let moves: Vec<bool> = found
+        .iter()
+        .zip(&ids)
+        .map(|((_, d), id)| {
+            id.is_some()
+                && (context_only.contains(&d.span.file)
+                    || groups.get(&(d.code, d.span)).map(BTreeSet::len)
+                        != universe.get(&d.span.file).map(BTreeSet::len))
+        })
+        .collect();
+    found
+        .into_iter()
+        .zip(ids)
+        .zip(moves)
+        .map(|(((_, mut d), id), moves)| {
+            if let (true, Some(id)) = (moves, id) {
+                to_call(&mut d, &id, &by_file);
+            }
+            d
+        })
+        .collect()
+}
+
+fn id_of(m: &ModuleCall) -> CallId {
+    (m.outer, without_keys(&m.address))
+}
+
+/// The call of shared module code a finding for `cluster` comes from: of
+/// the calls of its root, the one whose address holds the finding's, else
+/// the only one of the file.
+fn call_of(
+    d: &Diagnostic,
+    cluster: &fplint_core::model::Cluster,
+    by_file: &HashMap<FileId, Vec<&ModuleCall>>,
+) -> Option<CallId> {
+    let mine: BTreeSet<CallId> = by_file
+        .get(&d.span.file)?
+        .iter()
+        .filter(|m| cluster.calls.contains(&m.outer))
+        .map(|m| id_of(m))
+        .collect();
+    let path = d.path.as_deref().map(without_keys);
+    let holding: Vec<&CallId> = mine
+        .iter()
+        .filter(|(_, a)| path.as_deref().is_some_and(|p| within(a, p)))
+        .collect();
+    match (holding.as_slice(), mine.len()) {
+        ([one], _) => Some((*one).clone()),
+        (_, 1) => mine.into_iter().next(),
+        _ => None,
+    }
+}
+
+/// Move a finding from module code to the call `id` in the root's files,
+/// through the calls in between, each related as the context move does.
+fn to_call(d: &mut Diagnostic, id: &CallId, by_file: &HashMap<FileId, Vec<&ModuleCall>>) {
+    let (outer, address) = id;
+    for _ in 0..16 {
+        // The call of this file on the way to the root's: the longest
+        // address that holds the finding's call.
+        let Some(m) = by_file.get(&d.span.file).and_then(|ms| {
+            ms.iter()
+                .filter(|m| m.outer == *outer && within(&without_keys(&m.address), address))
+                .max_by_key(|m| m.address.len())
+        }) else {
+            break;
+        };
+        let inner = d.span;
+        d.span = m.call;
+        d.label = Some(format!("in `{}`", m.address));
+        d.related
+            .insert(0, related(inner, format!("inside `{}`", m.address)));
+        if m.call == m.outer {
+            break;
+        }
+    }
+    // A fix of the module's code would change every call of it.
+    let shared = d
+        .fix
+        .as_ref()
+        .is_some_and(|f| f.changes.iter().any(|c| by_file.contains_key(&c.file())));
+    if shared {
+        d.fix = None;
+    }
+}
+
+/// Whether the address `outer` is `inner` or one of its parents.
+fn within(outer: &str, inner: &str) -> bool {
+    inner == outer
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// `module.a["x"].module.b[0]` as `module.a.module.b`.
+fn without_keys(address: &str) -> String {
+    let mut out = String::with_capacity(address.len());
+    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
+    for ch in address.chars() {
+        if quoted {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match ch {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            '"' if depth > 0 => quoted = true,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Findings inside module code: in a file the user named they stay where
 /// they are, with the call related; in a file read only as the code of a
 /// call (a module outside the run, a downloaded one) they move to the call
@@ -82,7 +274,12 @@ pub fn place(
         let mut hops = 0;
         while context_only.contains(&d.span.file) && hops < 16 {
             hops += 1;
-            let Some(m) = calls.get(&d.span.file).and_then(|c| c.first()) else {
+            // A call in the files linted, before one read as context.
+            let Some(m) = calls.get(&d.span.file).and_then(|c| {
+                c.iter()
+                    .find(|m| !context_only.contains(&m.call.file))
+                    .or(c.first())
+            }) else {
                 break;
             };
             let inner = d.span;

@@ -313,6 +313,10 @@ impl Workspace {
         context
             .roots
             .extend(crate::terragrunt::roots(&walked.files));
+        // Local modules are read wherever in the project they are.
+        context
+            .roots
+            .extend(crate::modules::roots(&self.paths, &walked.files));
         if context.roots != self.context.roots {
             // Reads are confined to other folders: start afresh.
             self.sources = Arc::new(self.new_sources(&context.roots));

@@ -168,7 +168,7 @@ pub(crate) fn local_calls(dir: &Path, files: &[&Candidate], max_file_size: u64) 
     (calls.find)(dir, &paths, max_file_size)
 }
 
-fn is_terraform(path: &Path) -> bool {
+pub(crate) fn is_terraform(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "tf") || path.to_string_lossy().ends_with(".tf.json")
 }
 

@@ -121,6 +121,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // Terragrunt units read the files they include above them.
     let mut roots = roots_of(paths, &context.roots);
     roots.extend(crate::terragrunt::roots(&walked.files));
+    // Local modules are read wherever in the project they are.
+    roots.extend(crate::modules::roots(paths, &walked.files));
     let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);

@@ -29,6 +29,15 @@ pub(crate) struct Modelled {
 pub(crate) fn model_unit(job: &Job, sources: &Sources, limits: Limits) -> Modelled {
     let (mut unit, notice) = (job.input.load)(job, sources, limits);
     unit.compact();
+    // The root's calls, to tell its findings in shared module code apart.
+    let mut calls: Vec<fplint_core::Span> = unit.module_calls.iter().map(|m| m.outer).collect();
+    calls.sort();
+    calls.dedup();
+    if !calls.is_empty() {
+        for c in &mut unit.clusters {
+            c.calls.clone_from(&calls);
+        }
+    }
     // A module's clusters live where the module is run, whatever file of a
     // called module defines them.
     let home = match &job.shape {

@@ -78,7 +78,7 @@ impl Report {
 /// selection, suppressions, placement, per-file ignores, severities, sort.
 pub(crate) fn report_with(
     loaded: Loaded,
-    found: impl IntoIterator<Item = Diagnostic>,
+    found: impl IntoIterator<Item = super::check::Found>,
     opts: &Options,
     cfg: &Config,
     fixes: Option<&mut FixMemo>,
@@ -94,7 +94,17 @@ pub(crate) fn report_with(
         base,
     } = loaded;
     let selection = selection(opts, cfg);
-    diagnostics.extend(found);
+    // Terraform reads sibling .tf files for context; report only what is in named files.
+    let given: std::collections::HashSet<_> = project.given_files.iter().collect();
+    let context_only: std::collections::HashSet<_> = project
+        .context_files
+        .iter()
+        .filter(|f| !given.contains(f))
+        .collect();
+    // Placed at their calls before suppressions: a directive silences a
+    // finding where it is reported.
+    let found = found.into_iter().collect();
+    diagnostics.extend(crate::modules::at_calls(found, &project, &context_only));
 
     let per_file = PerFile::new(cfg, &base);
     // A file that could not be read is never hidden: no selection, ignore,
@@ -109,13 +119,6 @@ pub(crate) fn report_with(
     if selection.enabled(crate::suppress::UNUSED) {
         diagnostics.extend(unused);
     }
-    // Terraform reads sibling .tf files for context; report only what is in named files.
-    let given: std::collections::HashSet<_> = project.given_files.iter().collect();
-    let context_only: std::collections::HashSet<_> = project
-        .context_files
-        .iter()
-        .filter(|f| !given.contains(f))
-        .collect();
     crate::plan::place(&mut diagnostics, &project);
     crate::modules::place(&mut diagnostics, &project, &context_only);
     // A fix is for files the user linted: never installed module code or

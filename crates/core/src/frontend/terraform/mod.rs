@@ -977,6 +977,9 @@ pub(crate) struct Builder {
     pub context_files: Vec<FileId>,
     /// Each module file with the call that read it.
     pub module_calls: Vec<crate::model::ModuleCall>,
+    /// While a module's code is read: the root module's call it is reached
+    /// through ([`crate::model::ModuleCall::outer`]).
+    pub outer: Option<Span>,
     /// Resource and module blocks by configuration address, for plans.
     pub blocks: Vec<crate::model::TerraformBlock>,
     /// The root module's folder, and the folders `terraform init` installed
@@ -1460,6 +1463,26 @@ impl Builder {
         prefix: &str,
         depth: usize,
     ) {
+        let saved = self.outer;
+        self.read_local(sources, limits, ctx, b, file, name, rel, prefix, depth);
+        self.outer = saved;
+    }
+
+    /// [`Builder::load_local`], with [`Builder::outer`] set for the
+    /// module's own calls.
+    #[allow(clippy::too_many_arguments)]
+    fn read_local(
+        &mut self,
+        sources: &Sources,
+        limits: Limits,
+        ctx: &Ctx<'_, '_>,
+        b: &Block,
+        file: FileId,
+        name: &str,
+        rel: &str,
+        prefix: &str,
+        depth: usize,
+    ) {
         // The folder of the module's code, as the call's kind resolved it.
         let dir = std::path::PathBuf::from(rel);
         let Known::Known(insts) = ctx.instances(b, file) else {
@@ -1475,11 +1498,19 @@ impl Builder {
         self.context_files.extend(files.iter().map(|f| f.id));
         let call = header_span(ctx.env, b, file);
         let module_addr = format!("{prefix}module.{name}");
+        // A call the root makes is its own outer call; the module's own
+        // calls are reached through it.
+        let outer = match self.outer {
+            Some(o) if depth > 0 => o,
+            _ => call,
+        };
+        self.outer = Some(outer);
         self.module_calls
             .extend(files.iter().map(|f| crate::model::ModuleCall {
                 file: f.id,
                 call,
                 address: module_addr.clone(),
+                outer,
             }));
         let mut ignored = Vec::new();
         let parsed = parse_files(&files, &mut ignored);

@@ -638,9 +638,11 @@ fn model(
         shared.extend(unit.includes.iter().filter_map(|i| in_file(i.span)));
         for (f, span, name) in &unit.parents {
             if let Some(r) = in_file(*span) {
+                let call = header(file, r);
                 module_calls.push(ModuleCall {
                     file: *f,
-                    call: header(file, r),
+                    call,
+                    outer: call,
                     address: if name.is_empty() {
                         "include".into()
                     } else {
