@@ -177,6 +177,7 @@ impl Assembled {
             .into_iter()
             .map(Option::flatten)
             .collect();
+        show_homes(&mut project, &homes, env.sources);
         let assigner = Assigner::new(&project, env.cfg, env.sources, env.base, &homes);
         assign::assign_by(&mut project, env.sources, &assigner);
         let n = project.clusters.len();
@@ -418,4 +419,30 @@ pub(crate) fn unit_extras<'a>(
 /// Recompute what has no cluster.
 pub(crate) fn unassigned(project: &Project, sources: &Sources) -> assign::Unassigned {
     assign::Unassigned::of(project, sources)
+}
+
+/// A cluster defined in module code outside the folder that runs it (a
+/// shared module, a Terragrunt unit's source) is named by that folder in
+/// messages: the module's file is the same for every call of it.
+pub(crate) fn show_homes(
+    project: &mut Project,
+    homes: &[Option<std::path::PathBuf>],
+    sources: &Sources,
+) {
+    for (c, home) in project.clusters.iter_mut().zip(homes) {
+        let (Some(home), Some(f)) = (home, sources.peek(c.loc.span.file)) else {
+            continue;
+        };
+        // `./envs/prod` and `envs/prod` are one folder; `.` holds every file.
+        let plain = |p: &std::path::Path| -> std::path::PathBuf {
+            p.components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect()
+        };
+        let home = plain(home);
+        if home.as_os_str().is_empty() || plain(std::path::Path::new(&f.path)).starts_with(&home) {
+            continue;
+        }
+        c.shown_file = Some(home.to_string_lossy().into_owned());
+    }
 }

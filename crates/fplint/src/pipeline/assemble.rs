@@ -36,6 +36,7 @@ pub(crate) fn finish_project(
             .map(Option::flatten)
             .collect()
     };
+    crate::assembled::show_homes(project, &homes, sources);
     let diagnostics = cap_lists(project, limits.max_list_items);
     apply_cluster_overrides(project, cfg);
     let unassigned = crate::assign::assign_with_homes(project, cfg, sources, base, &homes);
