@@ -27,7 +27,8 @@ leaf!(
     Provisioner,
     WorkloadKind,
     ValueSourceKind,
-    crate::model::AppliedBy
+    crate::model::AppliedBy,
+    crate::model::RootReference
 );
 
 impl Compact for String {
@@ -135,6 +136,8 @@ fields!(Cluster {
     addons_incomplete,
     self_managed_addons,
     coredns_patch,
+    root_reference,
+    root_may_add_nodes,
 });
 fields!(ExecutionRole {
     profiles,
