@@ -1006,6 +1006,8 @@ pub(crate) struct Builder {
     /// A root read for its outputs: note which designate a cluster.
     pub(crate) designate_outputs: bool,
     pub(crate) output_clusters: Vec<(Vec<String>, roots::Defined)>,
+    /// Clusters the root's Kubernetes providers deploy into, by index.
+    pub(crate) deploys_into: Vec<usize>,
 }
 
 impl Builder {
@@ -1731,14 +1733,6 @@ impl Builder {
                 let d = self.designates(ctx.env.decls, &a.value, &[], prefix, 0);
                 if let Some(roots::Designated::There(d)) = d {
                     hit.push(self.defined_elsewhere(&d, &loc));
-                    continue;
-                }
-                // Once the cluster exists, its name is enough to add nodes.
-                if names_cluster(a.key.as_str()) {
-                    let v = ctx.eval_attr(&b.body, a.key.as_str(), file, &Vec::new());
-                    if let Some(name) = v.as_ref().and_then(eval::scalar_text) {
-                        hit.push(self.named_elsewhere(&name, &loc));
-                    }
                 }
             }
         }
@@ -1768,6 +1762,7 @@ impl Builder {
     }
 
     fn finish(mut self, out: &mut UnitOutput) {
+        self.drop_lookups();
         out.diagnostics.append(&mut self.limit_hits);
         out.schema.append(&mut self.schema);
         let patch = match self.coredns_patches.first() {

@@ -353,9 +353,53 @@ impl Builder {
         if found.iter().any(|(d, _)| d != &first) {
             return;
         }
-        if let Designated::There(d) = first {
-            self.defined_elsewhere(&d, &loc);
+        let i = match first {
+            Designated::Here(i) => i,
+            Designated::There(d) => self.defined_elsewhere(&d, &loc),
+        };
+        self.deploys_into.push(i);
+    }
+
+    /// Clusters of other roots that this unit only looked up (a data
+    /// source read for its endpoint or OIDC issuer) and neither deploys
+    /// into nor adds anything to: not clusters of the unit.
+    pub(crate) fn drop_lookups(&mut self) {
+        let idle = |i: usize, c: &Cluster| {
+            c.root_reference.is_some()
+                && !self.deploys_into.contains(&i)
+                && !self.capacity.contains_key(&i)
+                && c.fargate_profiles.is_empty()
+                && c.addons.is_empty()
+                && c.node_groups.is_empty()
+                && c.execution_roles.is_empty()
+                && !c.addons_incomplete
+                && !c.profiles_incomplete
+        };
+        let keep: Vec<bool> = self
+            .clusters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| !idle(i, c))
+            .collect();
+        if keep.iter().all(|k| *k) {
+            return;
         }
+        let mut at = Vec::with_capacity(keep.len());
+        let mut n = 0;
+        for k in &keep {
+            at.push(n);
+            n += usize::from(*k);
+        }
+        self.capacity = std::mem::take(&mut self.capacity)
+            .into_iter()
+            .filter(|(i, _)| keep.get(*i) == Some(&true))
+            .map(|(i, c)| (at[i], c))
+            .collect();
+        let mut i = 0;
+        self.clusters.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
     }
 
     /// The cluster an expression designates: a reference to a cluster's
