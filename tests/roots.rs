@@ -296,3 +296,30 @@ fn an_editor_sees_the_second_root_change() {
     );
     assert_eq!(codes(&mut ws), ["FP005"]);
 }
+
+#[test]
+fn clusters_of_one_name_are_told_apart_by_region() {
+    let d = tmp();
+    let provider = |region: &str| format!("provider \"aws\" {{\n  region = \"{region}\"\n}}\n\n");
+    // `shop` in eu-west-1 leaves its CoreDNS add-on to the `addons` root.
+    let eu = SHOP
+        .split("resource \"aws_eks_addon\"")
+        .next()
+        .unwrap_or_default();
+    write(d.path(), "eu/main.tf", &(provider("eu-west-1") + eu));
+    write(d.path(), "us/main.tf", &(provider("us-east-1") + SHOP));
+    write(
+        d.path(),
+        "addons/main.tf",
+        &(provider("eu-west-1")
+            + "resource \"aws_eks_addon\" \"coredns\" {\n  cluster_name = \"shop\"\n  addon_name   = \"coredns\"\n}\n"),
+    );
+    let got = found(d.path(), &[d.path().to_path_buf()]);
+    assert_eq!(
+        got,
+        [format!(
+            "addons/main.tf:7: FP006 [warning] the CoreDNS add-on of cluster `shop` ({}/eu/main.tf) does not set `computeType` to `Fargate`: the add-on schedules CoreDNS for EC2 nodes (annotation `eks.amazonaws.com/compute-type: ec2`), and the cluster has none",
+            d.path().display()
+        )]
+    );
+}

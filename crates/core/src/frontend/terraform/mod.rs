@@ -1008,6 +1008,8 @@ pub(crate) struct Builder {
     pub(crate) output_clusters: Vec<(Vec<String>, roots::Defined)>,
     /// Clusters the root's Kubernetes providers deploy into, by index.
     pub(crate) deploys_into: Vec<usize>,
+    /// The region of the root's one `aws` provider, when it is known.
+    pub(crate) region: Option<Located<String>>,
 }
 
 impl Builder {
@@ -1151,6 +1153,9 @@ impl Builder {
             }
         }
         self.read_remote_states(&ctx, &blocks, module.dir, prefix, limits);
+        if prefix.is_empty() {
+            self.read_region(&ctx, &blocks);
+        }
         // Each module call's kind, worked out once (a local source reads the folder).
         let block_kinds: Vec<Option<eks_module::Kind>> = blocks
             .iter()
@@ -1771,6 +1776,9 @@ impl Builder {
             None => Known::Known(None),
         };
         for (i, c) in self.clusters.iter_mut().enumerate() {
+            if c.region.is_none() {
+                c.region.clone_from(&self.region);
+            }
             c.coredns_patch = patch.clone();
             if self.addons_stray {
                 c.addons_incomplete = true;

@@ -192,6 +192,30 @@ impl Builder {
         }
     }
 
+    /// The region a root's clusters are in: its `aws` provider's, when it
+    /// has exactly one (an alias may put a cluster elsewhere) and the
+    /// region is written.
+    pub(crate) fn read_region(&mut self, ctx: &Ctx<'_, '_>, blocks: &[(&Block, FileId)]) {
+        let aws: Vec<&(&Block, FileId)> = blocks
+            .iter()
+            .filter(|(b, _)| b.ident.as_str() == "provider" && label(b, 0) == Some("aws"))
+            .collect();
+        let [(b, file)] = aws.as_slice() else {
+            return;
+        };
+        let at = span_of(*file, b.span()).unwrap_or_default();
+        let Some(v) = ctx.eval_attr(&b.body, "region", *file, &Vec::new()) else {
+            return;
+        };
+        let Some(region) = super::eval::scalar_text(&v) else {
+            return;
+        };
+        self.region = Some(Located::new(
+            Known::Known(region),
+            Loc::new(v.span.unwrap_or(at), "provider.aws.region"),
+        ));
+    }
+
     /// Whether this unit defines a cluster itself: then what it names
     /// elsewhere keeps today's reading (a cluster it cannot tell).
     fn defines_cluster(&self) -> bool {
