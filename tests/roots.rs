@@ -323,3 +323,26 @@ fn clusters_of_one_name_are_told_apart_by_region() {
         )]
     );
 }
+
+#[test]
+fn roots_that_all_read_each_other_are_read_a_bounded_number_of_times() {
+    let d = tmp();
+    let n = 8;
+    for i in 0..n {
+        let mut text = String::new();
+        for j in (0..n).filter(|j| *j != i) {
+            text.push_str(&format!(
+                "data \"terraform_remote_state\" \"r{j}\" {{\n  backend = \"local\"\n  config = {{\n    path = \"../r{j}/terraform.tfstate\"\n  }}\n}}\n\n"
+            ));
+        }
+        text.push_str(&format!(
+            "output \"name\" {{\n  value = data.terraform_remote_state.r{}.outputs.name\n}}\n",
+            (i + 1) % n
+        ));
+        write(d.path(), &format!("r{i}/main.tf"), &text);
+    }
+    assert_eq!(
+        found(d.path(), &[d.path().to_path_buf()]),
+        Vec::<String>::new()
+    );
+}

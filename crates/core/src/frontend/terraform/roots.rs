@@ -26,6 +26,10 @@ use std::path::{Path, PathBuf};
 /// that reads `c`...): past it, outputs are unknown.
 const MAX_CHAIN: usize = 4;
 
+/// Roots read through remote state for one root at most, however they
+/// branch: past it, outputs are unknown.
+const MAX_READS: usize = 32;
+
 /// Attributes of an `aws_eks_cluster` (resource or data source) that
 /// designate the cluster itself: what a provider or a name is built from.
 const CLUSTER_ATTRS: &[&str] = &[
@@ -50,6 +54,8 @@ thread_local! {
     /// The roots being read through remote state on this thread, outermost
     /// first: a cycle or a long chain reads nothing more.
     static READING: RefCell<Vec<PathBuf>> = const { RefCell::new(Vec::new()) };
+    /// Roots read so far for the outermost one.
+    static READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// A cluster another root defines, as its outputs designate it.
@@ -84,11 +90,15 @@ pub(crate) fn read_root(dir: &Path, sources: &Sources, limits: Limits) -> Option
     let canon = dir.canonicalize().ok()?;
     let busy = READING.with(|r| {
         let r = r.borrow();
-        r.len() >= MAX_CHAIN || r.contains(&canon)
+        if r.is_empty() {
+            READS.with(|n| n.set(0));
+        }
+        r.len() >= MAX_CHAIN || r.contains(&canon) || READS.with(|n| n.get()) >= MAX_READS
     });
     if busy {
         return None;
     }
+    READS.with(|n| n.set(n.get() + 1));
     let listing = Listing::read(dir);
     let files = listing.tf_files(dir, sources, &[]);
     if files.is_empty() {
