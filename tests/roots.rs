@@ -346,3 +346,37 @@ fn roots_that_all_read_each_other_are_read_a_bounded_number_of_times() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn a_terraform_cluster_is_named_with_its_region_in_the_configuration() {
+    let d = tmp();
+    let provider = |region: &str| format!("provider \"aws\" {{\n  region = \"{region}\"\n}}\n\n");
+    // Two clusters `shop` without an add-on, so both are FP006's; the
+    // configuration gives the one in us-east-1 nodes fplint cannot see.
+    let bare = SHOP
+        .split("resource \"aws_eks_addon\"")
+        .next()
+        .unwrap_or_default();
+    write(d.path(), "eu/main.tf", &(provider("eu-west-1") + bare));
+    write(d.path(), "us/main.tf", &(provider("us-east-1") + bare));
+    write(
+        d.path(),
+        "fplint.toml",
+        "[clusters.\"shop@us-east-1\"]\nec2-capacity = true\n",
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "--format", "concise", "."])
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .output();
+    let out = match out {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => panic!("cannot run fplint: {e}"),
+    };
+    let codes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(": FP"))
+        .map(|l| l.split(": FP").next().unwrap_or(""))
+        .collect();
+    assert_eq!(codes, ["eu/main.tf:5:1"], "{out}");
+}
