@@ -1,7 +1,8 @@
 //! One cluster described in several places: two eksctl configs with the same
 //! `metadata.name` and `metadata.region` (a copy per pipeline), a profile-only
 //! eksctl file for `eksctl create fargateprofile`, a Terraform or
-//! CloudFormation profile that names a cluster defined elsewhere. Each unit
+//! CloudFormation profile that names a cluster defined elsewhere, a
+//! Terraform root that deploys into a cluster another root defines. Each unit
 //! is modelled alone; this joins them once every unit is in the project, so
 //! rules see one cluster and manifests can belong to it.
 
