@@ -380,3 +380,13 @@ fn a_terraform_cluster_is_named_with_its_region_in_the_configuration() {
         .collect();
     assert_eq!(codes, ["eu/main.tf:5:1"], "{out}");
 }
+
+#[test]
+fn a_provider_configured_from_a_kubeconfig_may_deploy_anywhere() {
+    let d = project();
+    let text =
+        K8S.to_string() + "\nprovider \"kubernetes\" {\n  config_path = \"~/.kube/config\"\n}\n";
+    write(d.path(), "k8s/main.tf", &text);
+    let got = found(d.path(), &[d.path().to_path_buf()]);
+    assert_eq!(got, [format!("eks/main.tf:12: {NO_COREDNS}")]);
+}

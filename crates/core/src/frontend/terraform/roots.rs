@@ -338,9 +338,10 @@ impl Builder {
     }
 
     /// The default `helm`, `kubernetes` and `kubectl` providers of a root
-    /// that defines no cluster: when every one whose `host` designates a
-    /// cluster designates the same one, the root deploys into it, and a
-    /// cluster stands for it in the unit.
+    /// that defines no cluster: when every one has a `host` that designates
+    /// the same cluster, the root deploys into it, and a cluster stands for
+    /// it in the unit. One configured otherwise (a kubeconfig, a host not
+    /// told) may deploy anywhere: then none is told.
     pub(crate) fn read_providers(
         &mut self,
         ctx: &Ctx<'_, '_>,
@@ -374,12 +375,16 @@ impl Builder {
                     }),
                 _ => None,
             };
-            let Some((expr, key)) = host else { continue };
-            let path: Vec<String> = key.map(|k| vec![k.to_string()]).unwrap_or_default();
-            if let Some(d) = self.designates(ctx.env.decls, expr, &path, prefix, 0) {
-                let at = span_of(*file, b.span()).unwrap_or_default();
-                found.push((d, Loc::new(at, format!("provider.{kind}"))));
+            if !matches!(kind, "helm" | "kubernetes" | "kubectl") {
+                continue;
             }
+            let Some((expr, key)) = host else { return };
+            let path: Vec<String> = key.map(|k| vec![k.to_string()]).unwrap_or_default();
+            let Some(d) = self.designates(ctx.env.decls, expr, &path, prefix, 0) else {
+                return;
+            };
+            let at = span_of(*file, b.span()).unwrap_or_default();
+            found.push((d, Loc::new(at, format!("provider.{kind}"))));
         }
         let Some((first, loc)) = found.first().cloned() else {
             return;
