@@ -27,7 +27,8 @@ leaf!(
     Provisioner,
     WorkloadKind,
     ValueSourceKind,
-    crate::model::AppliedBy
+    crate::model::AppliedBy,
+    crate::model::RootReference
 );
 
 impl Compact for String {
@@ -136,6 +137,8 @@ fields!(Cluster {
     self_managed_addons,
     coredns_patch,
     calls,
+    root_reference,
+    root_may_add_nodes,
 });
 fields!(ExecutionRole {
     profiles,

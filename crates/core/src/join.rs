@@ -1,11 +1,12 @@
 //! One cluster described in several places: two eksctl configs with the same
 //! `metadata.name` and `metadata.region` (a copy per pipeline), a profile-only
 //! eksctl file for `eksctl create fargateprofile`, a Terraform or
-//! CloudFormation profile that names a cluster defined elsewhere. Each unit
+//! CloudFormation profile that names a cluster defined elsewhere, a
+//! Terraform root that deploys into a cluster another root defines. Each unit
 //! is modelled alone; this joins them once every unit is in the project, so
 //! rules see one cluster and manifests can belong to it.
 
-use crate::model::{Capacity, Cluster, FargateProfile, Known, Project, Provisioner};
+use crate::model::{Capacity, Cluster, FargateProfile, Known, Project, Provisioner, RootReference};
 use crate::source::FileId;
 use std::collections::HashMap;
 
@@ -98,8 +99,23 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
     // Partial eksctl configs no definition takes: one fragment per name and
     // region.
     let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
+    let mut stray_addons = false;
     for (i, c) in project.clusters.iter().enumerate() {
         if c.defined {
+            continue;
+        }
+        // Another Terraform root's cluster, named through that root's
+        // outputs: the definition at that place, when the run has it.
+        if let Some(RootReference::Definition(at)) = c.root_reference {
+            let hits: Vec<usize> = (0..n)
+                .filter(|&j| {
+                    let d = &project.clusters[j];
+                    d.defined && into[j].is_none() && d.loc.span == at
+                })
+                .collect();
+            if let [j] = hits.as_slice() {
+                into[i] = Some(*j);
+            }
             continue;
         }
         let Some(name) = c.name.known() else { continue };
@@ -114,6 +130,16 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
             })
             .filter(|&j| compatible(c, &project.clusters[j]))
             .collect();
+        // A root naming a cluster by its name alone: the one cluster of that
+        // name, or none. What it adds may then be any of them.
+        if c.root_reference == Some(RootReference::Name) {
+            match candidates.as_slice() {
+                [j] => into[i] = Some(*j),
+                [] => {}
+                _ => stray_addons |= !c.addons.is_empty() || c.addons_incomplete,
+            }
+            continue;
+        }
         if let Some(j) = nearest(&candidates, folders[i].as_deref(), &folders) {
             into[i] = Some(j);
         } else if candidates.is_empty() && c.provisioner == Provisioner::Eksctl {
@@ -137,6 +163,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
         }
     }
 
+    project.stray_addons |= stray_addons;
     if into.iter().all(Option::is_none) {
         return Joined {
             into: (0..n).collect(),
@@ -370,6 +397,9 @@ fn merge(to: &mut Cluster, mut from: Cluster) {
     to.capacity = match (&to.capacity, &from.capacity) {
         (Capacity::Declared(_), _) => to.capacity.clone(),
         (_, Capacity::Declared(_)) => from.capacity.clone(),
+        // A root that deploys into the cluster and may add nodes to it (a
+        // module not read) leaves its capacity unknown.
+        _ if from.root_reference.is_some() && from.root_may_add_nodes => Capacity::Unknown,
         // What is only referenced says nothing about the cluster's capacity.
         _ if !from.defined => to.capacity.clone(),
         _ if !to.defined => from.capacity.clone(),
@@ -381,6 +411,16 @@ fn merge(to: &mut Cluster, mut from: Cluster) {
     }
     to.defined |= from.defined;
     to.profiles_incomplete |= from.profiles_incomplete;
+    if from.root_reference.is_some() {
+        // What another root deploys into the cluster is the cluster's too.
+        to.addons_incomplete |= from.addons_incomplete;
+        to.coredns_patch = match (&to.coredns_patch, &from.coredns_patch) {
+            (Known::Known(Some(_)), _) => to.coredns_patch.clone(),
+            (_, Known::Known(Some(_))) => from.coredns_patch.clone(),
+            (Known::Known(None), Known::Known(None)) => Known::Known(None),
+            _ => Known::Unknown,
+        };
+    }
     if to.region.is_none() {
         to.region = from.region.take();
     }

@@ -329,6 +329,24 @@ pub struct Cluster {
     /// a finding inside module code several roots share is told apart by
     /// the root it came from.
     pub calls: Vec<crate::source::Span>,
+    /// For a cluster a Terraform root only refers to: how it names a
+    /// cluster defined in another root of the run, which it then joins.
+    pub root_reference: Option<RootReference>,
+    /// For such a cluster: the root that refers to it may add nodes to it
+    /// (a module it does not read is given the cluster), so the joined
+    /// cluster's capacity is unknown.
+    pub root_may_add_nodes: bool,
+}
+
+/// How a Terraform root names a cluster that another root defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootReference {
+    /// By its name alone: it joins the one defined cluster of that name
+    /// (and region), and stays apart when two have it.
+    Name,
+    /// Through the other root's outputs, read from its code: the cluster
+    /// defined there, by the place of its definition.
+    Definition(crate::source::Span),
 }
 
 /// The labels of the CoreDNS pods EKS runs, before any `podLabels` the
@@ -365,6 +383,8 @@ impl Cluster {
             self_managed_addons: Known::Known(true),
             coredns_patch: Known::Unknown,
             calls: Vec::new(),
+            root_reference: None,
+            root_may_add_nodes: false,
         }
     }
 

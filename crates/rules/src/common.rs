@@ -125,9 +125,10 @@ pub fn unordered_fargate_profile<'a>(
                 continue;
             }
             // Ordered after any profile that can take the pods: once it is
-            // ACTIVE, the Fargate scheduler owns them.
+            // ACTIVE, the Fargate scheduler owns them. A profile of another
+            // unit (another Terraform root) has no order known against it.
             match p.resource {
-                Some(pres) if !project.depends_on(rres, pres) => {}
+                Some(pres) if pres.graph == rres.graph && !project.depends_on(rres, pres) => {}
                 _ => return None,
             }
             if serving.is_none() && s.labels.known().is_some_and(Vec::is_empty) {

@@ -50,6 +50,9 @@ pub struct Decls<'a> {
     /// Variables' `type` constraints, whose `optional(...)` attributes
     /// Terraform fills in.
     pub types: HashMap<String, (FileId, &'a Expression)>,
+    /// `type.name` → a data source's body (`aws_eks_cluster`, whose `name`
+    /// is its id).
+    pub data: HashMap<String, (FileId, &'a hcl_edit::structure::Body)>,
 }
 
 enum LocalState {
@@ -85,6 +88,9 @@ pub struct Env<'a> {
     /// Names a language layered on Terraform's adds (Terragrunt's
     /// `include`, `dependency` and functions), looked up first.
     pub host: Option<&'a dyn Host>,
+    /// The outputs of other roots read through `terraform_remote_state`
+    /// with a local backend, by data source name.
+    pub remote_states: RefCell<HashMap<String, Value>>,
 }
 
 /// What a configuration language built on Terraform's expressions adds.
@@ -132,6 +138,7 @@ impl<'a> Env<'a> {
             renamed: HashMap::new(),
             modules: RefCell::new(HashMap::new()),
             host: None,
+            remote_states: RefCell::new(HashMap::new()),
         }
     }
 
@@ -518,9 +525,8 @@ impl<'a> Env<'a> {
                 }
                 None => Ok((Value::unknown(span), ops.len())),
             },
-            "data" | "terraform" | "self" | "each" | "count" => {
-                Ok((Value::unknown(span), ops.len()))
-            }
+            "data" => Ok(self.data_ref(first, &ops[1..], span)),
+            "terraform" | "self" | "each" | "count" => Ok((Value::unknown(span), ops.len())),
             rtype => {
                 // `aws_eks_cluster.this.name`: the attribute as written in code.
                 let key = format!("{rtype}.{first}");
@@ -593,6 +599,51 @@ impl<'a> Env<'a> {
                 self.resource_guard.borrow_mut().pop();
                 Ok((r.unwrap_or_else(|_| Value::unknown(span)), i + 1))
             }
+        }
+    }
+
+    /// `data.TYPE.NAME...`: another root's outputs read through
+    /// `terraform_remote_state`, and an `aws_eks_cluster`'s name (its id);
+    /// every other data source is unknown. Returns the value and how many
+    /// operators after `TYPE` it used, plus one.
+    fn data_ref(
+        &self,
+        dtype: &str,
+        ops: &[&TraversalOperator],
+        span: Option<Span>,
+    ) -> (Value, usize) {
+        let all = ops.len() + 1;
+        let attr = |i: usize| match ops.get(i) {
+            Some(TraversalOperator::GetAttr(n)) => Some(n.as_str()),
+            _ => None,
+        };
+        let Some(name) = attr(0) else {
+            return (Value::unknown(span), all);
+        };
+        match (dtype, attr(1)) {
+            ("terraform_remote_state", Some("outputs")) => {
+                match self.remote_states.borrow().get(name) {
+                    Some(outputs) => {
+                        self.charge(outputs);
+                        (outputs.clone(), 3)
+                    }
+                    None => (Value::unknown(span), all),
+                }
+            }
+            ("aws_eks_cluster", Some("name" | "id")) => {
+                let body = self.decls.data.get(&format!("{dtype}.{name}"));
+                let Some(a) = body.and_then(|(_, b)| b.get_attribute("name")) else {
+                    return (Value::unknown(span), all);
+                };
+                let Some(&(dfile, _)) = body else {
+                    return (Value::unknown(span), all);
+                };
+                let val = self
+                    .eval(&a.value, dfile, &Vec::new())
+                    .unwrap_or_else(|_| Value::unknown(span));
+                (val, 3)
+            }
+            _ => (Value::unknown(span), all),
         }
     }
 

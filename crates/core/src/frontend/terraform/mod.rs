@@ -16,6 +16,7 @@ mod manifests;
 mod network;
 mod pod_identity;
 mod resources;
+mod roots;
 mod text;
 
 #[cfg(test)]
@@ -1002,6 +1003,16 @@ pub(crate) struct Builder {
     /// Whether the unit is read from its configuration, where every block
     /// that could patch CoreDNS is seen (not from a plan).
     pub reads_patches: bool,
+    /// Other roots read through `terraform_remote_state`, by module prefix
+    /// and data source name.
+    pub(crate) remote: HashMap<String, roots::Remote>,
+    /// A root read for its outputs: note which designate a cluster.
+    pub(crate) designate_outputs: bool,
+    pub(crate) output_clusters: Vec<(Vec<String>, roots::Defined)>,
+    /// Clusters the root's Kubernetes providers deploy into, by index.
+    pub(crate) deploys_into: Vec<usize>,
+    /// The region of the root's one `aws` provider, when it is known.
+    pub(crate) region: Option<Located<String>>,
 }
 
 impl Builder {
@@ -1054,6 +1065,9 @@ impl Builder {
                     }
                     ("module", Some(n), _) => {
                         self.note_block(pf, b, prefix, &format!("module.{n}"));
+                    }
+                    ("data", Some(t), Some(n)) => {
+                        decls.data.insert(format!("{t}.{n}"), (id, &b.body));
                     }
                     ("resource", Some(t), Some(n)) => {
                         self.note_block(pf, b, prefix, &format!("{t}.{n}"));
@@ -1140,6 +1154,10 @@ impl Builder {
                     blocks.push((b, pf.file.id));
                 }
             }
+        }
+        self.read_remote_states(&ctx, &blocks, module.dir, prefix, limits);
+        if prefix.is_empty() {
+            self.read_region(&ctx, &blocks);
         }
         // Each module call's kind, worked out once (a local source reads the folder).
         let block_kinds: Vec<Option<eks_module::Kind>> = blocks
@@ -1243,7 +1261,14 @@ impl Builder {
             .chain(local_module_order(&blocks, &is_local))
             .chain((0..blocks.len()).filter(|i| !defines_cluster(*i) && !is_local(*i)))
             .collect();
-        for i in ordered {
+        let defining = ordered.iter().filter(|i| defines_cluster(**i)).count();
+        for (k, i) in ordered.into_iter().enumerate() {
+            // Once the unit's own clusters are known: the clusters it names
+            // elsewhere, for the resources that follow.
+            if k == defining {
+                self.read_cluster_data(&ctx, &blocks, prefix);
+                self.read_providers(&ctx, &blocks, prefix);
+            }
             let (b, file) = &blocks[i];
             match (b.ident.as_str(), label(b, 0), label(b, 1)) {
                 ("resource", Some(t), Some(n)) => {
@@ -1319,6 +1344,13 @@ impl Builder {
                 }
                 _ => {}
             }
+        }
+        if defining == blocks.len() {
+            self.read_cluster_data(&ctx, &blocks, prefix);
+            self.read_providers(&ctx, &blocks, prefix);
+        }
+        if self.designate_outputs && prefix.is_empty() {
+            self.note_output_clusters(&decls, &blocks, prefix);
         }
         // The module's outputs, for a caller's `module.NAME.OUTPUT`.
         let mut outputs = Vec::new();
@@ -1615,6 +1647,10 @@ impl Builder {
                 let addr = match r.root.as_str() {
                     "module" if r.attrs.len() >= 2 => format!("{prefix}module.{}", r.attrs[0]),
                     "module" => continue,
+                    "data" if r.attrs.len() >= 2 => {
+                        format!("{prefix}data.{}.{}", r.attrs[0], r.attrs[1])
+                    }
+                    "data" => continue,
                     _ if !r.attrs.is_empty() => format!("{prefix}{}.{}", r.root, r.attrs[0]),
                     _ => continue,
                 };
@@ -1717,9 +1753,24 @@ impl Builder {
                 ("aws_eks_cluster", [n, attr, ..]) if names_cluster(attr) => {
                     format!("{prefix}aws_eks_cluster.{n}")
                 }
+                ("data", [t, n, attr]) if t == "aws_eks_cluster" && names_cluster(attr) => {
+                    format!("{prefix}data.aws_eks_cluster.{n}")
+                }
                 _ => continue,
             };
             hit.extend(self.by_address.get(&addr));
+        }
+        // A cluster another root defines, named through its outputs.
+        if !self.clusters.iter().any(|c| c.defined) {
+            let at = span_of(file, b.span()).unwrap_or_default();
+            let loc = Loc::new(at, format!("{prefix}module.{}", label(b, 0).unwrap_or("")));
+            for s in b.body.iter() {
+                let Structure::Attribute(a) = s else { continue };
+                let d = self.designates(ctx.env.decls, &a.value, &[], prefix, 0);
+                if let Some(roots::Designated::There(d)) = d {
+                    hit.push(self.defined_elsewhere(&d, &loc));
+                }
+            }
         }
         for i in hit {
             self.note_capacity(Some(i), Capacity::Unknown);
@@ -1747,6 +1798,7 @@ impl Builder {
     }
 
     fn finish(mut self, out: &mut UnitOutput) {
+        self.drop_lookups();
         out.diagnostics.append(&mut self.limit_hits);
         out.schema.append(&mut self.schema);
         let patch = match self.coredns_patches.first() {
@@ -1755,6 +1807,9 @@ impl Builder {
             None => Known::Known(None),
         };
         for (i, c) in self.clusters.iter_mut().enumerate() {
+            if c.region.is_none() {
+                c.region.clone_from(&self.region);
+            }
             c.coredns_patch = patch.clone();
             if self.addons_stray {
                 c.addons_incomplete = true;
@@ -1762,6 +1817,12 @@ impl Builder {
             let own = self.capacity.get(&i).cloned().unwrap_or(Capacity::None);
             c.capacity = match own {
                 Capacity::Declared(l) => Capacity::Declared(l),
+                // Another root's cluster: unknown here; whether this root
+                // may add nodes is what the run joins to what its own root says.
+                own if c.root_reference.is_some() => {
+                    c.root_may_add_nodes = self.stray_capacity || matches!(own, Capacity::Unknown);
+                    Capacity::Unknown
+                }
                 _ if !c.defined || self.stray_capacity => Capacity::Unknown,
                 Capacity::Unknown => Capacity::Unknown,
                 Capacity::None => Capacity::None,

@@ -74,13 +74,22 @@ pub fn read(
                 Known::Known(i) => i,
                 Known::Unknown => {
                     let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
-                    let ci = b.cluster_for_profile(
-                        cexpr,
-                        cval.as_ref(),
-                        &Loc::new(bspan, addr.clone()),
-                        prefix,
-                        file_text,
-                    );
+                    let loc = Loc::new(bspan, addr.clone());
+                    let ci = match b.cluster_of(cexpr, cval.as_ref(), prefix) {
+                        Some(i) => i,
+                        None => {
+                            match b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix) {
+                                Some(i) => i,
+                                None => b.cluster_for_profile(
+                                    cexpr,
+                                    cval.as_ref(),
+                                    &loc,
+                                    prefix,
+                                    file_text,
+                                ),
+                            }
+                        }
+                    };
                     b.clusters[ci].profiles_incomplete = true;
                     return;
                 }
@@ -90,7 +99,15 @@ pub fn read(
                 let sc = &inst.scope;
                 let cval = ctx.eval_attr(body, "cluster_name", file, sc);
                 let loc = Loc::new(inst.span, path.clone());
-                let ci = b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text);
+                let ci = match b.cluster_of(cexpr, cval.as_ref(), prefix) {
+                    Some(i) => i,
+                    None => match b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix) {
+                        Some(i) => i,
+                        None => {
+                            b.cluster_for_profile(cexpr, cval.as_ref(), &loc, prefix, file_text)
+                        }
+                    },
+                };
                 let pname = ctx.eval_attr(body, "fargate_profile_name", file, sc);
                 let (selectors, selectors_loc) = if awscc {
                     let s = ctx.eval_attr(body, "selectors", file, sc);
@@ -141,7 +158,10 @@ pub fn read(
         }
         "aws_eks_node_group" => {
             let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
-            let ci = b.cluster_of(cexpr, cval.as_ref(), prefix);
+            let ci = b.cluster_of(cexpr, cval.as_ref(), prefix).or_else(|| {
+                let loc = Loc::new(bspan, addr.clone());
+                b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix)
+            });
             match ctx.instances(block, file) {
                 Known::Unknown => b.note_capacity(ci, Capacity::Unknown),
                 Known::Known(insts) => {
@@ -170,7 +190,11 @@ pub fn read(
         "aws_autoscaling_group" | "aws_instance" => b.note_capacity(None, Capacity::Unknown),
         "aws_eks_addon" => {
             let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
-            let Some(ci) = b.cluster_of(cexpr, cval.as_ref(), prefix) else {
+            let loc = Loc::new(bspan, addr.clone());
+            let found = b
+                .cluster_of(cexpr, cval.as_ref(), prefix)
+                .or_else(|| b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix));
+            let Some(ci) = found else {
                 b.addons_stray = true;
                 return;
             };
