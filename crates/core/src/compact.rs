@@ -27,7 +27,9 @@ leaf!(
     Provisioner,
     WorkloadKind,
     ValueSourceKind,
-    crate::model::AppliedBy
+    crate::model::AppliedBy,
+    VariantKind,
+    std::path::PathBuf
 );
 
 impl Compact for String {
@@ -162,6 +164,7 @@ fields!(HelmRelease {
     loc,
     applied_by,
     local_chart,
+    chart_dir,
     cluster_key,
     destination,
 });
@@ -209,7 +212,7 @@ fields!(Workload {
     cluster_key,
     variant,
 });
-fields!(Variant { name, loc });
+fields!(Variant { name, loc, kind });
 fields!(Pair { key, value, loc });
 fields!(Toleration {
     key,

@@ -313,6 +313,13 @@ impl Workspace {
         context
             .roots
             .extend(crate::terragrunt::roots(&walked.files));
+        // A chart brought in by a named template is read from its folder.
+        context.roots.extend(
+            walked
+                .chart_templates
+                .iter()
+                .filter_map(|t| walk::chart_of_template(t)),
+        );
         if context.roots != self.context.roots {
             // Reads are confined to other folders: start afresh.
             self.sources = Arc::new(self.new_sources(&context.roots));

@@ -110,6 +110,7 @@ fn chart_of(file: &SourceFile, src: &Value, path: &str) -> Option<HelmRelease> {
         AppliedBy::Controller,
     );
     rel.local_chart = true;
+    rel.chart_dir = Some(dir);
     rel.values = Known::Unknown;
     Some(rel)
 }

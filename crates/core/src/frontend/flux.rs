@@ -55,6 +55,7 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
                 .unwrap_or_default();
             rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
             rel.local_chart = true;
+            rel.chart_dir = Some(dir);
         }
         _ => return,
     }

@@ -85,6 +85,7 @@ fn read_release(
             let name = dir.file_name()?.to_string_lossy().into_owned();
             rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
             rel.local_chart = true;
+            rel.chart_dir = Some(dir);
             rel.values = Known::Unknown;
         }
     }

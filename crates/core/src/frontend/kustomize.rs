@@ -286,6 +286,7 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     let variant = b.root_loc.clone().map(|loc| Variant {
         name: variant_name(&root, &b.visited),
         loc,
+        kind: crate::workload::VariantKind::Overlay,
     });
     for r in resources {
         let before = out.workloads.len();

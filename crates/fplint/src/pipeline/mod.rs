@@ -121,6 +121,13 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // Terragrunt units read the files they include above them.
     let mut roots = roots_of(paths, &context.roots);
     roots.extend(crate::terragrunt::roots(&walked.files));
+    // A chart brought in by a named template is read from its folder.
+    roots.extend(
+        walked
+            .chart_templates
+            .iter()
+            .filter_map(|t| crate::walk::chart_of_template(t)),
+    );
     let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);

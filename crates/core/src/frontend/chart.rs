@@ -1,0 +1,452 @@
+//! Helm charts of the repository, rendered into the model. One entry point,
+//! [`render_release`], serves every declaration of a release (Terraform's
+//! `helm_release`, Argo CD, Flux, helmfile) and a chart no release uses,
+//! rendered with its defaults for any release. The template engine
+//! (`fplint-helm`) knows nothing of Kubernetes: here its output is read as
+//! manifests are, each value's span mapped back to the template bytes that
+//! produced it: the literal text byte for byte, or the whole action.
+
+use super::{kubernetes, UnitOutput};
+use crate::diagnostic::Diagnostic;
+use crate::model::{Known, Loc, Located};
+use crate::source::{FileId, SourceFile, Span};
+use crate::sources::Sources;
+use crate::tree::{self, Limits};
+use crate::value::{Value, ValueKind};
+use crate::workload::{Variant, VariantKind};
+use fplint_helm as helm;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A release of a chart of the repository: what goes into a render.
+#[derive(Clone, Debug)]
+pub struct ChartRelease {
+    /// The chart's folder (it holds `Chart.yaml`).
+    pub dir: PathBuf,
+    /// The release name; unknown for a chart rendered for any release.
+    pub name: Known<String>,
+    /// The namespace it installs into; unknown for any release.
+    pub namespace: Known<String>,
+    /// The release's values, merged in Helm's order, with spans; unknown
+    /// makes all of `.Values` unknown.
+    pub values: Known<Value>,
+    /// Values files given by path and text, merged after `values`
+    /// (`fplint render -f`).
+    pub values_files: Vec<(String, String)>,
+    /// `--set` expressions, merged last.
+    pub set: Vec<String>,
+    /// `--kube-version`; Helm's default when `None`.
+    pub kube_version: Option<String>,
+    /// The release's name for findings and placement, and where it is
+    /// declared; `None` for a chart rendered with its defaults.
+    pub declared: Option<(String, Loc)>,
+}
+
+impl ChartRelease {
+    /// A release of the chart in `dir` with nothing known but the chart:
+    /// name, namespace and values unknown until set.
+    pub fn new(dir: impl Into<PathBuf>) -> ChartRelease {
+        ChartRelease {
+            dir: dir.into(),
+            name: Known::Unknown,
+            namespace: Known::Unknown,
+            values: Known::Known(Value::new(ValueKind::Map(Vec::new()), None)),
+            values_files: Vec::new(),
+            set: Vec::new(),
+            kube_version: None,
+            declared: None,
+        }
+    }
+}
+
+/// One manifest of a render, as `helm template` prints it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedDocument {
+    /// `CHART/templates/FILE`.
+    pub source: String,
+    /// The YAML, with unknown values as [`helm::UNKNOWN_MARKER`]; empty
+    /// when it could not be rendered.
+    pub text: String,
+    /// Why it is not what the cluster gets: parts unknown, or not rendered.
+    pub note: Option<String>,
+}
+
+/// What a render gives the model, and what `fplint render` prints.
+#[derive(Debug, Default)]
+pub struct RenderedChart {
+    /// The chart's name (`Chart.yaml`), when it could be read.
+    pub chart: Option<String>,
+    /// Workloads, aws-auth maps, Karpenter objects, and FP000 findings for
+    /// templates that do not parse or hit a limit.
+    pub unit: UnitOutput,
+    /// Every manifest, in Helm's order.
+    pub documents: Vec<RenderedDocument>,
+}
+
+/// Whether `dir` is a chart: it holds `Chart.yaml`.
+pub fn is_chart(dir: &Path) -> bool {
+    dir.join("Chart.yaml").is_file()
+}
+
+/// Whether `dir` is a subchart of the chart above it (`PARENT/charts/DIR`):
+/// rendered with its parent, never alone.
+pub fn is_subchart(dir: &Path) -> bool {
+    let parent = dir.parent();
+    parent
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "charts")
+        && parent.and_then(Path::parent).is_some_and(is_chart)
+}
+
+/// Render a release of a chart of the repository and read its manifests
+/// into the model. Workloads without a namespace get the release's; every
+/// workload carries the release as its variant.
+pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> RenderedChart {
+    let mut out = RenderedChart::default();
+    let chart_yaml = rel.dir.join("Chart.yaml");
+    let chart_at = sources
+        .load(&chart_yaml)
+        .ok()
+        .map(|f| Span::new(f.id, 0, 0))
+        .unwrap_or_default();
+    let at = rel.declared.as_ref().map_or(chart_at, |(_, loc)| loc.span);
+    let hl = helm::Limits::default();
+    let chart = match helm::Chart::load_dir(&rel.dir, &hl) {
+        Ok(c) => c,
+        Err(e) => {
+            out.unit.diagnostics.push(
+                Diagnostic::parse_error(format!("chart cannot be read: {e}"), at)
+                    .with_label("this chart"),
+            );
+            out.documents.push(RenderedDocument {
+                source: crate::sources::display_path(&chart_yaml),
+                text: String::new(),
+                note: Some(format!("not rendered: {e}")),
+            });
+            return out;
+        }
+    };
+    out.chart = Some(chart.name.clone());
+    let variant = Some(match &rel.declared {
+        Some((name, loc)) => Variant {
+            name: name.clone(),
+            loc: loc.clone(),
+            kind: VariantKind::Release {
+                chart: chart.name.clone(),
+            },
+        },
+        None => Variant {
+            name: chart.name.clone(),
+            loc: Loc::new(chart_at, "Chart.yaml"),
+            kind: VariantKind::ChartDefaults {
+                chart: chart.name.clone(),
+            },
+        },
+    });
+    let mut values = Vec::new();
+    match &rel.values {
+        Known::Known(v) => values.push(helm::ValuesLayer::Value(to_helm(v, 0))),
+        Known::Unknown => values.push(helm::ValuesLayer::Unknown),
+    }
+    for (file, text) in &rel.values_files {
+        values.push(helm::ValuesLayer::Yaml {
+            file: file.clone(),
+            text: text.clone(),
+        });
+    }
+    let release = helm::Release {
+        name: rel.name.known().cloned(),
+        namespace: rel.namespace.known().cloned(),
+        values,
+        set: rel
+            .set
+            .iter()
+            .map(|s| helm::SetValue {
+                expr: s.clone(),
+                string: false,
+            })
+            .collect(),
+        kube_version: rel.kube_version.clone(),
+        ..helm::Release::default()
+    };
+    let rendered = helm::render(&chart, &release, &hl);
+    let mut templates = Templates {
+        dir: &rel.dir,
+        sources,
+        files: HashMap::new(),
+    };
+    for e in rendered
+        .errors
+        .iter()
+        .chain(helm::yaml_errors(&rendered, &hl).iter())
+    {
+        out.documents.push(RenderedDocument {
+            source: e.template.clone(),
+            text: String::new(),
+            note: Some(format!("not rendered: {}", e.message)),
+        });
+        // A chart that does not parse or runs away is the repository's
+        // error; a value a release must give (`required`, `fail`) is not,
+        // for a chart rendered with its defaults.
+        let limit = match e.kind {
+            helm::RenderErrorKind::Parse => None,
+            helm::RenderErrorKind::Limit(name) => Some(name),
+            _ => continue,
+        };
+        let span = templates
+            .file(&e.template)
+            .map_or(at, |f| span_in(&f, e.span.clone(), at));
+        let mut d = Diagnostic::parse_error(e.message.clone(), span);
+        if let Some(name) = limit {
+            d = d.with_help(format!("the render stopped at the limit `{name}`"));
+        }
+        out.unit.diagnostics.push(d);
+    }
+    for m in &rendered.manifests {
+        for range in helm::document_ranges(&m.text) {
+            let text = &m.text[range.clone()];
+            let unknown: Vec<Range<usize>> = m
+                .unknown
+                .iter()
+                .filter(|u| u.start <= range.end && range.start <= u.end)
+                .map(|u| u.start.saturating_sub(range.start)..u.end.min(range.end) - range.start)
+                .collect();
+            let has_marker = text.contains(helm::UNKNOWN_MARKER);
+            let mut doc = RenderedDocument {
+                source: m.path.clone(),
+                text: text.to_string(),
+                note: (!unknown.is_empty() || has_marker).then(|| {
+                    "parts are unknown (marked `__FPLINT_UNKNOWN__`, or under a condition fplint cannot decide)".to_string()
+                }),
+            };
+            let parsed = tree::yaml::parse(text, FileId(u32::MAX), limits);
+            let Some(node) = parsed.documents.first().filter(|_| parsed.error.is_none()) else {
+                doc.note = Some("not read: not valid YAML".into());
+                out.documents.push(doc);
+                continue;
+            };
+            out.documents.push(doc);
+            let mut value = Value::from_node(node);
+            mark_unknown(&mut value, &unknown, 0);
+            let mapper = Mapper {
+                m,
+                base: range.start,
+                fallback: at,
+            };
+            each_span(&mut value, &mut |s| {
+                *s = s.map(|s| mapper.map(s.start as usize..s.end as usize, &mut templates));
+            });
+            let before = out.unit.workloads.len();
+            kubernetes::load_object(&value, "", &mut out.unit);
+            for w in &mut out.unit.workloads[before..] {
+                if w.namespace.value == Known::Unknown && !has_namespace(&value) {
+                    w.namespace = Located::new(rel.namespace.clone(), w.namespace.loc.clone());
+                }
+                w.variant = variant.clone();
+            }
+        }
+    }
+    out
+}
+
+/// Whether an object writes `metadata.namespace` (known or not).
+fn has_namespace(obj: &Value) -> bool {
+    obj.get("metadata")
+        .is_some_and(|m| m.get("namespace").is_some() || m.is_unknown())
+}
+
+/// The template files of one chart, read once each.
+struct Templates<'a> {
+    dir: &'a Path,
+    sources: &'a Sources,
+    files: HashMap<String, Option<Arc<SourceFile>>>,
+}
+
+impl Templates<'_> {
+    /// `CHART/templates/x.yaml`, `CHART/charts/SUB/templates/_helpers.tpl`:
+    /// the file under the chart's folder, when it is there (a subchart in an
+    /// archive has none).
+    fn file(&mut self, template: &str) -> Option<Arc<SourceFile>> {
+        if let Some(f) = self.files.get(template) {
+            return f.clone();
+        }
+        let f = template
+            .split_once('/')
+            .map(|(_, rest)| self.dir.join(rest))
+            .filter(|p| p.is_file())
+            .and_then(|p| self.sources.load(&p).ok());
+        self.files.insert(template.to_string(), f.clone());
+        f
+    }
+}
+
+fn span_in(f: &SourceFile, r: Range<usize>, fallback: Span) -> Span {
+    if r.end > f.text.len() || r.start > r.end {
+        return fallback;
+    }
+    Span::new(f.id, r.start, r.end)
+}
+
+/// Maps a range of one rendered document to template bytes.
+struct Mapper<'a> {
+    m: &'a helm::RenderedFile,
+    /// Where the document starts in the rendered file.
+    base: usize,
+    fallback: Span,
+}
+
+impl Mapper<'_> {
+    fn map(&self, r: Range<usize>, t: &mut Templates<'_>) -> Span {
+        let (a, b) = (self.base + r.start, self.base + r.end);
+        let Some(first) = self.m.source_of(a) else {
+            return self.fallback;
+        };
+        let Some(f) = t.file(&first.template) else {
+            return self.fallback;
+        };
+        let literal =
+            |e: &helm::SpanEntry| f.text.get(e.source.clone()) == self.m.text.get(e.output.clone());
+        let start = if literal(first) {
+            first.source.start + (a - first.output.start)
+        } else {
+            first.source.start
+        };
+        let end = match self.m.source_of(b.saturating_sub(1).max(a)) {
+            Some(last)
+                if last.template == first.template && last.output.start >= first.output.start =>
+            {
+                if literal(last) {
+                    last.source.start + (b.max(last.output.start + 1) - 1 - last.output.start) + 1
+                } else {
+                    last.source.end
+                }
+            }
+            _ if literal(first) => {
+                first.source.start + (b.min(first.output.end) - first.output.start)
+            }
+            _ => first.source.end,
+        };
+        let end = if end < start {
+            first.source.end.max(start)
+        } else {
+            end
+        };
+        span_in(&f, start..end, self.fallback)
+    }
+}
+
+fn each_span(v: &mut Value, f: &mut impl FnMut(&mut Option<Span>)) {
+    f(&mut v.span);
+    match &mut v.kind {
+        ValueKind::List(items) => items.iter_mut().for_each(|x| each_span(x, f)),
+        ValueKind::Map(entries) => entries.iter_mut().for_each(|(k, x)| {
+            f(&mut k.span);
+            each_span(x, f);
+        }),
+        _ => {}
+    }
+}
+
+fn range_of(s: Option<Span>) -> Option<Range<usize>> {
+    s.map(|s| s.start as usize..s.end as usize)
+}
+
+/// Whether an unknown region touches a node's bytes (an empty region at
+/// a node's edge touches it: what it leaves out might have been there).
+fn touches(region: &Range<usize>, node: &Range<usize>) -> bool {
+    region.start <= node.end && node.start <= region.end
+}
+
+/// Make unknown what the render could not know: scalars holding the
+/// marker, collections with a key holding it, and whatever an unknown
+/// region of the output (an `if` on an unknown value) touches. A region
+/// inside one value makes that value unknown; a region over a key or
+/// between entries makes the collection unknown, since entries may be
+/// missing or extra.
+fn mark_unknown(v: &mut Value, regions: &[Range<usize>], depth: usize) {
+    if depth > 256 {
+        v.kind = ValueKind::Unknown;
+        return;
+    }
+    let Some(own) = range_of(v.span) else { return };
+    let here: Vec<Range<usize>> = regions
+        .iter()
+        .filter(|r| touches(r, &own))
+        .cloned()
+        .collect();
+    match &mut v.kind {
+        ValueKind::String(s) if s.contains(helm::UNKNOWN_MARKER) => v.kind = ValueKind::Unknown,
+        ValueKind::Map(entries) => {
+            if entries
+                .iter()
+                .any(|(k, _)| k.name.contains(helm::UNKNOWN_MARKER))
+            {
+                v.kind = ValueKind::Unknown;
+                return;
+            }
+            for r in &here {
+                let keys = entries
+                    .iter()
+                    .filter(|(k, _)| range_of(k.span).is_some_and(|ks| touches(r, &ks)))
+                    .count();
+                let values = entries
+                    .iter()
+                    .filter(|(_, x)| range_of(x.span).is_some_and(|xs| touches(r, &xs)))
+                    .count();
+                if keys > 0 || values != 1 {
+                    v.kind = ValueKind::Unknown;
+                    return;
+                }
+            }
+            for (_, x) in entries.iter_mut() {
+                mark_unknown(x, &here, depth + 1);
+            }
+        }
+        ValueKind::List(items) => {
+            for r in &here {
+                let hit = items
+                    .iter()
+                    .filter(|x| range_of(x.span).is_some_and(|xs| touches(r, &xs)))
+                    .count();
+                if hit != 1 {
+                    v.kind = ValueKind::Unknown;
+                    return;
+                }
+            }
+            for x in items.iter_mut() {
+                mark_unknown(x, &here, depth + 1);
+            }
+        }
+        _ if !here.is_empty() => v.kind = ValueKind::Unknown,
+        _ => {}
+    }
+}
+
+/// The model's values as the template engine takes them: numbers as Go's
+/// float64, as Helm reads YAML values.
+pub fn to_helm(v: &Value, depth: usize) -> helm::Value {
+    if depth > 256 {
+        return helm::Value::Unknown;
+    }
+    match &v.kind {
+        ValueKind::Unknown => helm::Value::Unknown,
+        ValueKind::Null => helm::Value::Nil,
+        ValueKind::Bool(b) => helm::Value::Bool(*b),
+        ValueKind::Number(n) => match n.parse::<f64>() {
+            Ok(f) => helm::Value::Float(f),
+            Err(_) => helm::Value::str(n.as_str()),
+        },
+        ValueKind::String(s) => helm::Value::str(s.as_str()),
+        ValueKind::List(items) => {
+            helm::Value::list(items.iter().map(|x| to_helm(x, depth + 1)).collect())
+        }
+        ValueKind::Map(entries) => helm::Value::map(
+            entries
+                .iter()
+                .map(|(k, x)| (k.name.clone(), to_helm(x, depth + 1)))
+                .collect(),
+        ),
+    }
+}
