@@ -61,27 +61,35 @@ pub fn release_input(rel: &HelmRelease) -> Option<ChartRelease> {
     })
 }
 
+/// Charts a rendered chart declares, rendered in turn, at most this deep
+/// (an "app of apps" of apps).
+const MAX_NESTING: usize = 4;
+
 /// Render the local charts of the releases a controller applies that a
-/// unit declares. Their workloads have no resource: nothing orders them
-/// against the IaC, and the controller applies them once the cluster runs.
+/// unit declares, and of the releases those charts declare in turn. Their
+/// workloads have no resource: nothing orders them against the IaC, and
+/// the controller applies them once the cluster runs.
 pub(crate) fn render_declared(unit: &mut UnitOutput, sources: &Sources, limits: Limits) {
-    let inputs: Vec<ChartRelease> = unit
-        .releases
-        .iter()
-        .filter(|r| r.applied_by == AppliedBy::Controller)
-        .filter_map(release_input)
-        .collect();
-    for input in inputs {
-        let mut r = chart::render_release(&input, sources, limits);
-        unit.workloads.append(&mut r.unit.workloads);
-        unit.aws_auth.append(&mut r.unit.aws_auth);
-        unit.karpenter
-            .node_pools
-            .append(&mut r.unit.karpenter.node_pools);
-        unit.karpenter
-            .node_classes
-            .append(&mut r.unit.karpenter.node_classes);
-        unit.diagnostics.append(&mut r.unit.diagnostics);
+    let mut from = 0;
+    for _ in 0..MAX_NESTING {
+        let inputs: Vec<ChartRelease> = unit.releases[from..]
+            .iter()
+            .filter(|r| r.applied_by == AppliedBy::Controller)
+            .filter_map(release_input)
+            .collect();
+        from = unit.releases.len();
+        if inputs.is_empty() {
+            return;
+        }
+        for input in inputs {
+            let mut r = chart::render_release(&input, sources, limits);
+            unit.workloads.append(&mut r.unit.workloads);
+            unit.aws_auth.append(&mut r.unit.aws_auth);
+            unit.karpenter.append(&mut r.unit.karpenter);
+            unit.diagnostics.append(&mut r.unit.diagnostics);
+            unit.releases.append(&mut r.unit.releases);
+            unit.directory_sources.append(&mut r.unit.directory_sources);
+        }
     }
 }
 

@@ -238,6 +238,13 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
             each_span(&mut value, &mut |s| {
                 *s = s.map(|s| mapper.map(s.start as usize..s.end as usize, &mut templates));
             });
+            // An Argo CD or Flux declaration the chart renders ("app of
+            // apps"): read as the file would be, from the template's place.
+            if let Some(file) = templates.file(&m.path) {
+                if kubernetes::load_declaration(&file, &value, &mut out.unit) {
+                    continue;
+                }
+            }
             let before = out.unit.workloads.len();
             kubernetes::load_object(&value, "", &mut out.unit);
             for w in &mut out.unit.workloads[before..] {

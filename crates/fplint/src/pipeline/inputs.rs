@@ -203,6 +203,8 @@ fn model_terraform(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput,
     let mut unit = load_terraform(job.dir(), job.files(), sources, limits);
     if job.context {
         as_context(&mut unit);
+    } else {
+        crate::charts::render_declared(&mut unit, sources, limits);
     }
     (unit, None)
 }

@@ -109,6 +109,9 @@ fn render_local(b: &mut Builder, ctx: &Ctx<'_, '_>, rel: &mut HelmRelease) {
     b.aws_auth.append(&mut rendered.unit.aws_auth);
     b.karpenter.append(&mut rendered.unit.karpenter);
     b.limit_hits.append(&mut rendered.unit.diagnostics);
+    b.declared.append(&mut rendered.unit.releases);
+    b.directory_sources
+        .append(&mut rendered.unit.directory_sources);
 }
 
 fn header_span(ctx: &Ctx<'_, '_>, block: &Block, file: FileId) -> Span {
