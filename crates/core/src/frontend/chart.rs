@@ -45,6 +45,24 @@ pub struct ChartRelease {
 }
 
 impl ChartRelease {
+    /// What a declared release of a local chart renders with: its name,
+    /// namespace and values; `None` when its chart is no local folder.
+    pub fn of(rel: &crate::model::HelmRelease) -> Option<ChartRelease> {
+        let dir = rel.chart_dir.clone()?;
+        let name = rel
+            .name
+            .known()
+            .cloned()
+            .unwrap_or_else(|| rel.loc.path.to_string());
+        Some(ChartRelease {
+            name: rel.name.value.clone(),
+            namespace: rel.namespace.value.clone(),
+            values: rel.values.clone(),
+            declared: Some((name, rel.loc.clone())),
+            ..ChartRelease::new(dir)
+        })
+    }
+
     /// A release of the chart in `dir` with nothing known but the chart:
     /// name, namespace and values unknown until set.
     pub fn new(dir: impl Into<PathBuf>) -> ChartRelease {
@@ -182,10 +200,15 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         .iter()
         .chain(helm::yaml_errors(&rendered, &hl).iter())
     {
+        let line = templates
+            .file(&e.template)
+            .filter(|f| e.span.start <= f.text.len())
+            .map(|f| format!(" (line {})", f.line_col(e.span.start).line))
+            .unwrap_or_default();
         out.documents.push(RenderedDocument {
             source: e.template.clone(),
             text: String::new(),
-            note: Some(format!("not rendered: {}", e.message)),
+            note: Some(format!("not rendered{line}: {}", e.message)),
         });
         // A chart that does not parse or runs away is the repository's
         // error; a value a release must give (`required`, `fail`) is not,
@@ -256,6 +279,29 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         }
     }
     out
+}
+
+/// An object of a build as a document: YAML as `helm template` writes it,
+/// headed by the file it came from; unknown values as the marker.
+pub fn object_document(obj: &Value, opaque: bool, sources: &Sources) -> RenderedDocument {
+    let source = obj
+        .span
+        .and_then(|s| sources.peek(s.file))
+        .map_or_else(|| "?".to_string(), |f| f.path.clone());
+    match helm::to_yaml(&to_helm(obj, 0)) {
+        Ok(text) => RenderedDocument {
+            source,
+            text: text.trim_end().to_string(),
+            note: opaque.then(|| {
+                "a transformer fplint does not model may change it: its namespace, labels and pod spec are unknown".to_string()
+            }),
+        },
+        Err(e) => RenderedDocument {
+            source,
+            text: String::new(),
+            note: Some(format!("not printed: {e}")),
+        },
+    }
 }
 
 /// Whether an object writes `metadata.namespace` (known or not).

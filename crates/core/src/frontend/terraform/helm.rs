@@ -49,7 +49,7 @@ pub fn read(
             .is_none()
             .then(|| local_chart(ctx, chart.known()?))
             .flatten();
-        let mut rel = HelmRelease {
+        let rel = HelmRelease {
             name: located_str(attr("name").as_ref(), header, &format!("{path}.name")),
             chart,
             repository: repository
@@ -67,7 +67,7 @@ pub fn read(
             cluster_key: None,
             destination: None,
         };
-        render_local(b, ctx, &mut rel);
+        render_local(b, ctx, &rel);
         b.releases.push(rel);
     }
 }
@@ -84,21 +84,9 @@ fn local_chart(ctx: &Ctx<'_, '_>, chart: &str) -> Option<std::path::PathBuf> {
 
 /// Render a release of a local chart: its workloads are the module's,
 /// created by the release, so ordered by its `depends_on`.
-fn render_local(b: &mut Builder, ctx: &Ctx<'_, '_>, rel: &mut HelmRelease) {
-    let Some(dir) = rel.chart_dir.clone() else {
+fn render_local(b: &mut Builder, ctx: &Ctx<'_, '_>, rel: &HelmRelease) {
+    let Some(input) = crate::frontend::chart::ChartRelease::of(rel) else {
         return;
-    };
-    let name = rel
-        .name
-        .known()
-        .cloned()
-        .unwrap_or_else(|| rel.loc.path.to_string());
-    let input = crate::frontend::chart::ChartRelease {
-        name: rel.name.value.clone(),
-        namespace: rel.namespace.value.clone(),
-        values: rel.values.clone(),
-        declared: Some((name, rel.loc.clone())),
-        ..crate::frontend::chart::ChartRelease::new(dir)
     };
     let mut rendered =
         crate::frontend::chart::render_release(&input, ctx.env.sources, ctx.env.limits);

@@ -1,0 +1,168 @@
+//! `fplint render`, the real binary: what fplint builds from a chart, a
+//! kustomization or a declaration, printed as `helm template` prints it.
+
+mod common;
+
+use common::{repo, stdout, tmp, write};
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fplint(args: &[&str], cwd: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output();
+    match out {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run fplint: {e}"),
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const WEB: &str = "tests/fixtures/FP011/fire_tf_local_chart_namespace_not_selected";
+
+#[test]
+fn a_chart_renders_for_the_release_asked_for() {
+    let d = tmp();
+    write(d.path(), "prod.yaml", "replicas: 5\n");
+    let chart = repo().join(WEB).join("charts/web");
+    let chart = chart.to_string_lossy();
+    let values = d.path().join("prod.yaml");
+    let values = values.to_string_lossy();
+    let o = fplint(
+        &[
+            "render",
+            &chart,
+            "--release",
+            "shop",
+            "-n",
+            "apps",
+            "-f",
+            &values,
+            "--set",
+            "replicas=7",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("render_chart_release", stdout(&o));
+}
+
+#[test]
+fn a_chart_alone_renders_for_any_release_with_the_marker() {
+    let o = fplint(&["render", &format!("{WEB}/charts/web")], repo());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("render_chart_any_release", stdout(&o));
+}
+
+#[test]
+fn a_terraform_file_renders_each_release_of_a_local_chart() {
+    let o = fplint(
+        &[
+            "render",
+            "--no-config",
+            "tests/fixtures/FP012/fire_tf_local_chart_release/main.tf",
+        ],
+        repo(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("render_terraform_release", stdout(&o));
+}
+
+#[test]
+fn a_kustomization_renders_its_build() {
+    let o = fplint(
+        &[
+            "render",
+            "tests/fixtures/FP014/fire_kustomize_json6902_arm64/overlays/graviton",
+        ],
+        repo(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("render_kustomization", stdout(&o));
+}
+
+#[test]
+fn a_document_that_cannot_be_rendered_says_why() {
+    let d = tmp();
+    write(
+        d.path(),
+        "app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+    );
+    write(
+        d.path(),
+        "app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  tag: {{ required \"image.tag is required\" .Values.image.tag }}\n",
+    );
+    write(
+        d.path(),
+        "app/templates/ds.yaml",
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  template:\n    spec:\n{{- if .Values.host }}\n      hostNetwork: true\n{{- end }}\n      containers:\n        - name: a\n          image: x\n",
+    );
+    let o = fplint(&["render", "app", "--release", "r"], d.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("render_not_rendered", stdout(&o));
+}
+
+#[test]
+fn a_path_with_nothing_to_render_is_an_error() {
+    let d = tmp();
+    write(
+        d.path(),
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    );
+    let o = fplint(&["render", "--no-config", "cm.yaml"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: cm.yaml: no chart, kustomization or release of a local chart here\n"
+    );
+    assert_eq!(stdout(&o), "");
+    let o = fplint(
+        &["render", "--no-config", "cm.yaml", "--set", "a=1"],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("are for a chart folder"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn placement_names_the_chart_and_release_of_rendered_workloads() {
+    let o = fplint(
+        &["placement", "--no-config", "--format", "json", WEB],
+        repo(),
+    );
+    let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {}", stdout(&o)),
+    };
+    let row = &v[0]["rows"][0];
+    assert_eq!(row["workload"], "Deployment/web", "{v:#}");
+    assert_eq!(row["chart"], "web", "{v:#}");
+    assert_eq!(row["release"], "web", "{v:#}");
+    assert_eq!(row["namespace"], "storefront", "{v:#}");
+    assert_eq!(
+        row["file"],
+        format!("{WEB}/charts/web/templates/deployment.yaml"),
+        "{v:#}"
+    );
+    assert_eq!(row["line"], 2, "{v:#}");
+}
+
+#[test]
+fn render_help_says_what_it_prints() {
+    let o = fplint(&["render", "--help"], repo());
+    assert_eq!(o.status.code(), Some(0));
+    insta::assert_snapshot!("render_help", stdout(&o));
+}
