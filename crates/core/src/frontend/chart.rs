@@ -268,9 +268,13 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
                     continue;
                 }
             }
+            let unsure = unsure_pod(&mut value);
             let before = out.unit.workloads.len();
             kubernetes::load_object(&value, "", &mut out.unit);
             for w in &mut out.unit.workloads[before..] {
+                if let Some(whole) = unsure {
+                    unknown_pod(&mut w.pod, whole);
+                }
                 if w.namespace.value == Known::Unknown && !has_namespace(&value) {
                     w.namespace = Located::new(rel.namespace.clone(), w.namespace.loc.clone());
                 }
@@ -302,6 +306,92 @@ pub fn object_document(obj: &Value, opaque: bool, sources: &Sources) -> Rendered
             note: Some(format!("not printed: {e}")),
         },
     }
+}
+
+/// A workload whose pod template (`whole`) or pod spec is unknown (an
+/// unknown condition around some of its keys) is still a workload: its spec
+/// is given a stand-in to be read, and [`unknown_pod`] makes it unknown.
+fn unsure_pod(obj: &mut Value) -> Option<bool> {
+    let kind = obj.get("kind").and_then(Value::as_str)?;
+    let wk = crate::workload::WorkloadKind::from_kind(kind)?;
+    let path: &[&str] = match wk {
+        crate::workload::WorkloadKind::Pod => &[],
+        crate::workload::WorkloadKind::CronJob => &["spec", "jobTemplate", "spec", "template"],
+        _ => &["spec", "template"],
+    };
+    let mut at = obj;
+    for key in path {
+        at = entry(at, key)?;
+    }
+    let whole = at.is_unknown();
+    if whole {
+        *at = Value::new(ValueKind::Map(Vec::new()), at.span);
+    }
+    let spec = entry(at, "spec");
+    let spec = match spec {
+        Some(s) if s.is_unknown() => s,
+        Some(_) if !whole => return None,
+        _ if whole => {
+            let span = at.span;
+            if let ValueKind::Map(entries) = &mut at.kind {
+                entries.push((
+                    crate::value::MapKey {
+                        name: "spec".into(),
+                        span,
+                    },
+                    Value::unknown(span),
+                ));
+            }
+            entry(at, "spec")?
+        }
+        _ => return None,
+    };
+    let span = spec.span;
+    *spec = Value::new(
+        ValueKind::Map(vec![(
+            crate::value::MapKey {
+                name: "containers".into(),
+                span,
+            },
+            Value::unknown(span),
+        )]),
+        span,
+    );
+    Some(whole)
+}
+
+fn entry<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
+    match &mut v.kind {
+        ValueKind::Map(entries) => entries
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| k.name == key)
+            .map(|(_, x)| x),
+        _ => None,
+    }
+}
+
+/// What an unknown pod spec leaves unknown (its labels too when the whole
+/// template is).
+fn unknown_pod(p: &mut crate::workload::PodTemplate, whole: bool) {
+    if whole {
+        p.labels = Known::Unknown;
+        p.annotations = Known::Unknown;
+    }
+    p.tolerations = Known::Unknown;
+    p.node_selector = Known::Unknown;
+    p.containers = Known::Unknown;
+    p.init_containers = Known::Unknown;
+    p.host_path_volumes.clear();
+    let at = p.loc.clone();
+    // An affinity that may keep the pods anywhere: known to be there, of
+    // unknown content.
+    p.affinity = Some(Located::new(
+        Known::Known(Value::unknown(Some(at.span))),
+        at.clone(),
+    ));
+    p.host_network = Some(Located::new(Known::Unknown, at.clone()));
+    p.scheduler_name = Some(Located::new(Known::Unknown, at));
 }
 
 /// Whether an object writes `metadata.namespace` (known or not).
@@ -501,5 +591,131 @@ pub fn to_helm(v: &Value, depth: usize) -> helm::Value {
                 .map(|(k, x)| (k.name.clone(), to_helm(x, depth + 1)))
                 .collect(),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEPLOY: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  template:
+    spec:
+{{- if .Values.host }}
+      hostNetwork: true
+{{- end }}
+      nodeSelector:
+        {{- toYaml .Values.nodeSelector | nindent 8 }}
+      containers:
+        - name: web
+          image: nginx
+";
+
+    fn chart(values: &str) -> tempfile::TempDir {
+        let d = match tempfile::tempdir() {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let w = |p: &str, t: &str| {
+            let p = d.path().join(p);
+            let _ = std::fs::create_dir_all(p.parent().unwrap_or(d.path()));
+            if let Err(e) = std::fs::write(&p, t) {
+                panic!("{e}");
+            }
+        };
+        w("Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+        w("values.yaml", values);
+        w("templates/deploy.yaml", DEPLOY);
+        d
+    }
+
+    fn render(dir: &Path, rel: ChartRelease) -> (RenderedChart, Sources) {
+        let sources = Sources::new(Vec::new());
+        let rel = ChartRelease {
+            dir: dir.to_path_buf(),
+            ..rel
+        };
+        (render_release(&rel, &sources, Limits::default()), sources)
+    }
+
+    fn text(sources: &Sources, s: Span) -> String {
+        sources
+            .get(s.file)
+            .map(|f| f.slice(s).to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn spans_point_at_template_bytes_literal_or_action() {
+        let d = chart("host: true\nnodeSelector:\n  disk: ssd\n");
+        let mut rel = ChartRelease::new(d.path());
+        rel.name = Known::Known("shop".into());
+        rel.namespace = Known::Known("apps".into());
+        let (r, sources) = render(d.path(), rel);
+        let [w] = r.unit.workloads.as_slice() else {
+            panic!("{:?}", r.unit.workloads);
+        };
+        assert_eq!(w.name.known().map(String::as_str), Some("shop-web"));
+        // Written by two actions and a literal: from the first action on.
+        assert_eq!(text(&sources, w.name.loc.span), "{{ .Release.Name }}-web");
+        // No `metadata.namespace`: the release's.
+        assert_eq!(w.namespace.known().map(String::as_str), Some("apps"));
+        let host = w
+            .pod
+            .host_network
+            .as_ref()
+            .map(|h| (h.known().copied(), h.loc.span));
+        let Some((Some(true), at)) = host else {
+            panic!("{host:?}");
+        };
+        // A literal maps byte for byte.
+        assert_eq!(text(&sources, at), "true");
+        assert_eq!(
+            sources
+                .get(at.file)
+                .map(|f| f.line_col(at.start as usize).line),
+            Some(9)
+        );
+        let labels = format!("{:?}", w.pod.node_selector);
+        assert!(labels.contains("ssd"), "{labels}");
+    }
+
+    #[test]
+    fn an_unknown_condition_makes_what_it_touches_unknown() {
+        let d = chart("nodeSelector: {}\n");
+        let mut rel = ChartRelease::new(d.path());
+        rel.values = Known::Unknown;
+        let (r, _) = render(d.path(), rel);
+        let [w] = r.unit.workloads.as_slice() else {
+            panic!("{:?}", r.unit.workloads);
+        };
+        assert_eq!(w.name.value, Known::Unknown);
+        assert_eq!(w.namespace.value, Known::Unknown);
+        // `if .Values.host` on unknown values: the pod spec's keys are not known.
+        assert!(
+            w.pod
+                .host_network
+                .as_ref()
+                .is_none_or(|h| h.known().is_none()),
+            "{:?}",
+            w.pod.host_network
+        );
+        assert!(
+            r.documents.iter().all(|d| d.note.is_some()),
+            "{:?}",
+            r.documents
+        );
+    }
+
+    #[test]
+    fn a_chart_that_cannot_be_read_is_an_error_not_a_crash() {
+        let d = chart("a: [\n");
+        let (r, _) = render(d.path(), ChartRelease::new(d.path()));
+        assert!(r.unit.workloads.is_empty());
+        assert!(!r.documents.is_empty());
     }
 }
