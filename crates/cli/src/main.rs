@@ -63,6 +63,9 @@ enum Command {
         /// A value for a chart folder, as helm's --set takes it (repeatable)
         #[arg(long, value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// A string value for a chart folder, as helm's --set-string takes it (repeatable)
+        #[arg(long, value_name = "KEY=VALUE")]
+        set_string: Vec<String>,
         /// Kubernetes version the chart sees (.Capabilities.KubeVersion)
         #[arg(long, value_name = "V")]
         kube_version: Option<String>,
@@ -291,6 +294,7 @@ fn run(cli: Cli) -> ExitCode {
             namespace,
             values,
             set,
+            set_string,
             kube_version,
             config,
             no_config,
@@ -318,6 +322,7 @@ fn run(cli: Cli) -> ExitCode {
                 namespace,
                 values_files: values,
                 set,
+                set_string,
                 kube_version,
             };
             match fplint::charts::render(&linter, &path, &req) {

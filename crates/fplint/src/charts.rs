@@ -137,6 +137,8 @@ pub struct RenderRequest {
     pub values_files: Vec<std::path::PathBuf>,
     /// `--set KEY=VALUE`, in order.
     pub set: Vec<String>,
+    /// `--set-string KEY=VALUE`, in order, after `set`.
+    pub set_string: Vec<String>,
     /// `--kube-version`.
     pub kube_version: Option<String>,
 }
@@ -180,6 +182,7 @@ pub fn render(
         input.namespace = req.namespace.clone().into();
         input.kube_version.clone_from(&req.kube_version);
         input.set.clone_from(&req.set);
+        input.set_string.clone_from(&req.set_string);
         for f in &req.values_files {
             let text = std::fs::read_to_string(f).map_err(|e| RenderError::ValuesFile {
                 path: fplint_core::sources::display_path(f),
@@ -198,7 +201,8 @@ pub fn render(
     let asked = req.release.is_some()
         || req.namespace.is_some()
         || !req.values_files.is_empty()
-        || !req.set.is_empty();
+        || !req.set.is_empty()
+        || !req.set_string.is_empty();
     if asked {
         return Err(RenderError::NotAChart(shown));
     }

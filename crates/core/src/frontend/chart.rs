@@ -35,8 +35,10 @@ pub struct ChartRelease {
     /// Values files given by path and text, merged after `values`
     /// (`fplint render -f`).
     pub values_files: Vec<(String, String)>,
-    /// `--set` expressions, merged last.
+    /// `--set` expressions, merged after the values files.
     pub set: Vec<String>,
+    /// `--set-string` expressions (values stay strings), merged last.
+    pub set_string: Vec<String>,
     /// `--kube-version`; Helm's default when `None`.
     pub kube_version: Option<String>,
     /// The release's name for findings and placement, and where it is
@@ -73,6 +75,7 @@ impl ChartRelease {
             values: Known::Known(Value::new(ValueKind::Map(Vec::new()), None)),
             values_files: Vec::new(),
             set: Vec::new(),
+            set_string: Vec::new(),
             kube_version: None,
             declared: None,
         }
@@ -181,9 +184,11 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         set: rel
             .set
             .iter()
-            .map(|s| helm::SetValue {
+            .map(|s| (s, false))
+            .chain(rel.set_string.iter().map(|s| (s, true)))
+            .map(|(s, string)| helm::SetValue {
                 expr: s.clone(),
-                string: false,
+                string,
             })
             .collect(),
         kube_version: rel.kube_version.clone(),
