@@ -109,7 +109,14 @@ fn row(sources: &Sources, cluster: &Cluster, w: &Workload) -> Row {
         }
     }
     if namespace.is_none() {
-        notes.push("namespace not set in the manifest (decided at apply time)".into());
+        let chart = w.variant.as_ref().map(|v| &v.kind);
+        notes.push(match chart {
+            Some(VariantKind::ChartDefaults { .. }) => {
+                "namespace: the release's, and no release of the run installs the chart".into()
+            }
+            Some(VariantKind::Release { .. }) => "namespace unknown: the release's is".into(),
+            _ => "namespace not set in the manifest (decided at apply time)".into(),
+        });
     }
     if chosen.as_deref() == Some("") && w.kind != WorkloadKind::DaemonSet {
         notes.push(match cluster.fargate_only() {
