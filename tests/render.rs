@@ -166,3 +166,42 @@ fn render_help_says_what_it_prints() {
     assert_eq!(o.status.code(), Some(0));
     insta::assert_snapshot!("render_help", stdout(&o));
 }
+
+#[test]
+fn the_language_server_renders_a_chart_again_when_a_template_changes() {
+    let d = tmp();
+    write(
+        d.path(),
+        "cluster.yaml",
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: shop\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-system\n    selectors:\n      - namespace: kube-system\n",
+    );
+    write(
+        d.path(),
+        "agent/Chart.yaml",
+        "apiVersion: v2\nname: agent\nversion: 0.1.0\n",
+    );
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: x\n";
+    write(d.path(), "agent/templates/ds.yaml", ds);
+    let linter = match fplint::Linter::discover(&[d.path()]) {
+        Ok(l) => l,
+        Err(e) => panic!("{e}"),
+    };
+    let mut ws = linter.open(&[d.path()]);
+    let codes = |ws: &mut fplint::Workspace| -> Vec<String> {
+        ws.check()
+            .diagnostics()
+            .iter()
+            .map(|d| d.code.to_string())
+            .filter(|c| c == "FP014")
+            .collect()
+    };
+    assert_eq!(codes(&mut ws), ["FP014"]);
+    let template = d.path().join("agent/templates/ds.yaml");
+    write(
+        d.path(),
+        "agent/templates/ds.yaml",
+        &ds.replace("kube-system", "{{ .Release.Namespace }}"),
+    );
+    ws.file_changed(&template);
+    assert_eq!(codes(&mut ws), Vec::<String>::new());
+}
