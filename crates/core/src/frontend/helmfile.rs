@@ -86,7 +86,6 @@ fn read_release(
             rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
             rel.local_chart = true;
             rel.chart_dir = Some(dir);
-            rel.values = Known::Unknown;
         }
     }
     if let Some(n) = r.get("name") {
@@ -100,9 +99,7 @@ fn read_release(
     rel.version = r
         .get("version")
         .map(|v| located_str(v, &join(path, "version")));
-    if !rel.local_chart {
-        rel.values = values(r);
-    }
+    rel.values = values(r);
     Some(rel)
 }
 
