@@ -205,3 +205,60 @@ fn the_language_server_renders_a_chart_again_when_a_template_changes() {
     ws.file_changed(&template);
     assert_eq!(codes(&mut ws), Vec::<String>::new());
 }
+
+#[test]
+fn a_rendered_finding_relates_the_release_and_the_values_line() {
+    let case = "tests/fixtures/FP014/fire_tf_local_chart_host_network_value";
+    let o = fplint(
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "--select",
+            "FP014",
+            case,
+        ],
+        repo(),
+    );
+    let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {}", stdout(&o)),
+    };
+    let d = &v["diagnostics"][0];
+    assert_eq!(
+        d["file"],
+        format!("{case}/charts/proxy/templates/deployment.yaml"),
+        "{v:#}"
+    );
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(14), Some(20)),
+        "{v:#}"
+    );
+    let related: Vec<(String, u64, String)> = d["related"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap_or_default().to_string(),
+                r["line"].as_u64().unwrap_or_default(),
+                r["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let main = format!("{case}/main.tf");
+    assert_eq!(
+        related,
+        [
+            (
+                main.clone(),
+                14,
+                "release `proxy` renders it here".to_string()
+            ),
+            (main, 20, "the value is set here".to_string()),
+        ],
+        "{v:#}"
+    );
+}

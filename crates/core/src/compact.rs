@@ -212,7 +212,12 @@ fields!(Workload {
     cluster_key,
     variant,
 });
-fields!(Variant { name, loc, kind });
+fields!(Variant {
+    name,
+    loc,
+    kind,
+    origins
+});
 fields!(Pair { key, value, loc });
 fields!(Toleration {
     key,

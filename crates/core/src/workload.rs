@@ -88,6 +88,10 @@ pub struct Variant {
     pub loc: Loc,
     /// What makes it.
     pub kind: VariantKind,
+    /// For a chart: template actions that print a value of `.Values`, each
+    /// with where that value is set (the release's values, or the chart's
+    /// `values.yaml`).
+    pub origins: Vec<(crate::source::Span, crate::source::Span)>,
 }
 
 /// What assembles a [`Variant`].

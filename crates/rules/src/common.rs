@@ -109,6 +109,13 @@ pub fn add_variant(d: &mut fplint_core::Diagnostic, w: &Workload) {
             span: v.loc.span,
             message,
         });
+        // A value a template action prints: where it is set.
+        if let Some((_, origin)) = v.origins.iter().find(|(action, _)| *action == d.span) {
+            d.related.push(fplint_core::Related {
+                span: *origin,
+                message: "the value is set here".into(),
+            });
+        }
     }
 }
 

@@ -150,22 +150,6 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         }
     };
     out.chart = Some(chart.name.clone());
-    let variant = Some(match &rel.declared {
-        Some((name, loc)) => Variant {
-            name: name.clone(),
-            loc: loc.clone(),
-            kind: VariantKind::Release {
-                chart: chart.name.clone(),
-            },
-        },
-        None => Variant {
-            name: chart.name.clone(),
-            loc: Loc::new(chart_at, "Chart.yaml"),
-            kind: VariantKind::ChartDefaults {
-                chart: chart.name.clone(),
-            },
-        },
-    });
     let mut values = Vec::new();
     match &rel.values {
         Known::Known(v) => values.push(helm::ValuesLayer::Value(to_helm(v, 0))),
@@ -200,6 +184,25 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         sources,
         files: HashMap::new(),
     };
+    let origins = value_origins(&rendered, &chart, rel, &release, &mut templates, &hl);
+    let variant = Some(match &rel.declared {
+        Some((name, loc)) => Variant {
+            name: name.clone(),
+            loc: loc.clone(),
+            kind: VariantKind::Release {
+                chart: chart.name.clone(),
+            },
+            origins: origins.clone(),
+        },
+        None => Variant {
+            name: chart.name.clone(),
+            loc: Loc::new(chart_at, "Chart.yaml"),
+            kind: VariantKind::ChartDefaults {
+                chart: chart.name.clone(),
+            },
+            origins,
+        },
+    });
     for e in rendered
         .errors
         .iter()
@@ -397,6 +400,113 @@ fn unknown_pod(p: &mut crate::workload::PodTemplate, whole: bool) {
     ));
     p.host_network = Some(Located::new(Known::Unknown, at.clone()));
     p.scheduler_name = Some(Located::new(Known::Unknown, at));
+}
+
+/// The template actions that print one value of `.Values` (`{{
+/// .Values.hostNetwork }}`, `{{ toYaml .Values.resources | nindent 12 }}`),
+/// each with where the release or the chart sets that value.
+fn value_origins(
+    rendered: &helm::Rendered,
+    chart: &helm::Chart,
+    rel: &ChartRelease,
+    release: &helm::Release,
+    templates: &mut Templates<'_>,
+    limits: &helm::Limits,
+) -> Vec<(Span, Span)> {
+    let mut out: Vec<(Span, Span)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for m in &rendered.manifests {
+        for e in &m.spans {
+            if !seen.insert((e.template.clone(), e.source.clone())) {
+                continue;
+            }
+            let Some(f) = templates.file(&e.template) else {
+                continue;
+            };
+            let Some(action) = f.text.get(e.source.clone()) else {
+                continue;
+            };
+            if !action.starts_with("{{") {
+                continue;
+            }
+            let Some(path) = values_path(action) else {
+                continue;
+            };
+            let at = span_in(&f, e.source.clone(), Span::default());
+            if let Some(origin) = origin_of(&path, chart, rel, release, templates, limits) {
+                out.push((at, origin));
+            }
+        }
+    }
+    out
+}
+
+/// The one `.Values.a.b` an action reads, when it reads one.
+fn values_path(action: &str) -> Option<String> {
+    let mut found = action.match_indices(".Values.").map(|(i, _)| {
+        let rest = &action[i + ".Values.".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(rest.len());
+        rest[..end].trim_end_matches('.').to_string()
+    });
+    let first = found.next().filter(|p| !p.is_empty())?;
+    found.all(|p| p == first).then_some(first)
+}
+
+/// Where the value at `path` is set: the release's values (with their own
+/// spans), else Helm's layers (`-f` files are not in the model), else the
+/// chart's `values.yaml`.
+fn origin_of(
+    path: &str,
+    chart: &helm::Chart,
+    rel: &ChartRelease,
+    release: &helm::Release,
+    templates: &mut Templates<'_>,
+    limits: &helm::Limits,
+) -> Option<Span> {
+    // Unknown release values may set anything.
+    let Known::Known(v) = &rel.values else {
+        return None;
+    };
+    {
+        let mut at = v;
+        let mut key = None;
+        let mut ok = true;
+        for part in path.split('.') {
+            match &at.kind {
+                ValueKind::Map(entries) => match entries.iter().rev().find(|(k, _)| k.name == part)
+                {
+                    Some((k, x)) => {
+                        key = k.span;
+                        at = x;
+                    }
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                },
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            if let Some(s) = key.or(at.span) {
+                return Some(s);
+            }
+        }
+    }
+    match helm::value_origin(chart, release, path, limits)? {
+        helm::ValueOrigin::File { file, range }
+            if file.ends_with("values.yaml") && !file.contains('/') =>
+        {
+            let f = templates.file(&format!("{}/{file}", chart.name))?;
+            Some(span_in(&f, range, Span::default())).filter(|s| *s != Span::default())
+        }
+        _ => None,
+    }
 }
 
 /// Whether an object writes `metadata.namespace` (known or not).

@@ -313,6 +313,7 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
         name: variant_name(&root, &b.visited),
         loc,
         kind: crate::workload::VariantKind::Overlay,
+        origins: Vec::new(),
     });
     for r in resources {
         let before = out.workloads.len();
