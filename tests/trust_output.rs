@@ -114,27 +114,19 @@ fn chart(dir: &Path) {
 }
 
 #[test]
-fn chart_templates_are_counted_not_parsed() {
+fn a_walked_chart_is_rendered_not_parsed() {
     let d = tmp();
     chart(d.path());
     let o = fplint(&["check", "."], d.path());
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(!out.contains("FP000"), "{out}");
-    assert!(
-        out.contains("note: 3 chart templates not rendered yet, so not linted"),
-        "{out}"
-    );
+    // The chart is a unit: its templates are its own, not files to note.
+    assert!(!out.contains("chart template"), "{out}");
     let o = fplint(&["check", "--format", "json", "."], d.path());
     let v = json(&o);
     assert_eq!(v["diagnostics"], serde_json::json!([]), "{v:#}");
-    let kinds: Vec<&str> = v["notices"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n["kind"].as_str())
-        .collect();
-    assert_eq!(kinds, ["chart-templates"], "{v:#}");
+    assert!(v.get("notices").is_none(), "{v:#}");
 }
 
 #[test]
@@ -171,7 +163,11 @@ fn a_named_chart_template_is_not_a_manifest() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(!out.contains("FP000"), "{out}");
-    assert!(out.contains("2 chart templates not rendered yet"), "{out}");
+    assert!(
+        out.contains("2 chart templates linted as their charts render them"),
+        "{out}"
+    );
+    assert!(out.contains("`fplint render shop`"), "{out}");
 }
 
 #[test]
@@ -189,9 +185,8 @@ fn the_language_server_leaves_chart_templates_alone() {
         "{:?}",
         report.diagnostics()
     );
-    // As `check` says it: the templates are counted.
-    let kinds: Vec<fplint::NoticeKind> = report.notices.iter().map(|n| n.kind).collect();
-    assert_eq!(kinds, [fplint::NoticeKind::ChartTemplates]);
+    // As `check` says it: a walked chart is a unit, nothing to note.
+    assert!(report.notices.is_empty(), "{:?}", report.notices);
     // A template the editor has open but not yet saved.
     ws.set_overlay(&d.path().join("shop/templates/new.yaml"), TEMPLATE);
     let report = ws.check();

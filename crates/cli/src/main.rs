@@ -46,6 +46,36 @@ enum Command {
         #[arg(long)]
         no_config: bool,
     },
+    /// Print the manifests fplint builds: a chart rendered, a kustomization built, the releases a file declares
+    #[command(after_long_help = RENDER_AFTER_HELP)]
+    Render {
+        /// A chart folder, a kustomization folder, or a file or folder that declares releases of local charts
+        path: PathBuf,
+        /// Release name for a chart folder (unknown when not given)
+        #[arg(long, value_name = "NAME")]
+        release: Option<String>,
+        /// Namespace for a chart folder (unknown when not given)
+        #[arg(long, short = 'n', value_name = "NS")]
+        namespace: Option<String>,
+        /// Values file for a chart folder, merged in order (repeatable)
+        #[arg(long = "values", short = 'f', value_name = "VALUES")]
+        values: Vec<PathBuf>,
+        /// A value for a chart folder, as helm's --set takes it (repeatable)
+        #[arg(long, value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// A string value for a chart folder, as helm's --set-string takes it (repeatable)
+        #[arg(long, value_name = "KEY=VALUE")]
+        set_string: Vec<String>,
+        /// Kubernetes version the chart sees (.Capabilities.KubeVersion)
+        #[arg(long, value_name = "V")]
+        kube_version: Option<String>,
+        /// Use this config file instead of looking for fplint.toml
+        #[arg(long, conflicts_with = "no_config", value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Ignore config files
+        #[arg(long)]
+        no_config: bool,
+    },
     /// Run the language server on stdin/stdout, for editors
     Server,
     /// Print a shell completion script
@@ -178,6 +208,22 @@ struct CheckArgs {
     show_fixes: bool,
 }
 
+const RENDER_AFTER_HELP: &str = "\
+What fplint lints, as `helm template` prints it: each document headed
+`# Source: CHART/templates/FILE`. A value fplint cannot know prints as
+__FPLINT_UNKNOWN__, and a `# fplint:` line says why a document is unknown
+in part or could not be rendered. A chart folder alone renders as `check`
+reads it: release name and namespace unknown unless --release and
+--namespace give them. For a file that declares releases (a .tf with
+`helm_release`, an Argo CD Application, a Flux HelmRelease, a helmfile),
+each release of a local chart renders with its own name, namespace and
+values, as `check` reads them.
+
+Examples:
+  fplint render charts/web --release web --namespace apps -f prod.yaml
+  fplint render infra/main.tf
+  fplint render deploy/overlays/prod";
+
 fn main() -> ExitCode {
     run(Cli::parse())
 }
@@ -241,6 +287,54 @@ fn run(cli: Cli) -> ExitCode {
             };
             emit(text.as_bytes());
             ExitCode::SUCCESS
+        }
+        Command::Render {
+            path,
+            release,
+            namespace,
+            values,
+            set,
+            set_string,
+            kube_version,
+            config,
+            no_config,
+        } => {
+            let choice = match (no_config, config) {
+                (true, _) => ConfigChoice::Disabled,
+                (false, Some(f)) => ConfigChoice::File(f),
+                (false, None) => ConfigChoice::Discover,
+            };
+            let paths = [path.clone()];
+            let linter = match Linter::with_choice(&paths, &choice) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprint!("{}", render::config_error(&e));
+                    return ExitCode::from(2);
+                }
+            };
+            let linter = linter.with_options(Options {
+                config: choice,
+                project_context: true,
+                ..Options::default()
+            });
+            let req = fplint::charts::RenderRequest {
+                release,
+                namespace,
+                values_files: values,
+                set,
+                set_string,
+                kube_version,
+            };
+            match fplint::charts::render(&linter, &path, &req) {
+                Ok(text) => {
+                    emit(text.as_bytes());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         Command::Server => match fplint_server::run_stdio() {
             Ok(()) => ExitCode::SUCCESS,

@@ -28,7 +28,9 @@ leaf!(
     WorkloadKind,
     ValueSourceKind,
     crate::model::AppliedBy,
-    crate::model::RootReference
+    crate::model::RootReference,
+    VariantKind,
+    std::path::PathBuf
 );
 
 impl Compact for String {
@@ -166,6 +168,7 @@ fields!(HelmRelease {
     loc,
     applied_by,
     local_chart,
+    chart_dir,
     cluster_key,
     destination,
 });
@@ -213,7 +216,12 @@ fields!(Workload {
     cluster_key,
     variant,
 });
-fields!(Variant { name, loc });
+fields!(Variant {
+    name,
+    loc,
+    kind,
+    origins
+});
 fields!(Pair { key, value, loc });
 fields!(Toleration {
     key,

@@ -653,6 +653,9 @@ pub struct HelmRelease {
     /// The chart is a folder of this repository: what it deploys is not
     /// known from its name.
     pub local_chart: bool,
+    /// The local chart's folder, as a path from the working directory, when
+    /// it holds a `Chart.yaml`: the chart is rendered for the release.
+    pub chart_dir: Option<std::path::PathBuf>,
     /// The cluster it runs on, by [`Cluster::key`], once told; releases
     /// declared outside any cluster's unit are assigned by the run.
     pub cluster_key: Option<String>,
@@ -712,6 +715,7 @@ impl HelmRelease {
             loc,
             applied_by,
             local_chart: false,
+            chart_dir: None,
             cluster_key: None,
             destination: None,
         }

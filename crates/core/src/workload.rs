@@ -77,13 +77,40 @@ pub struct Workload {
 }
 
 /// One way of deploying shared manifests: an overlay, named by its folder
-/// (`overlays/prod`), with the file that assembles it.
+/// (`overlays/prod`), with the file that assembles it; or a Helm release
+/// of a chart of the repository, with the declaration that installs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Variant {
-    /// The overlay's folder (`overlays/prod`).
+    /// The overlay's folder (`overlays/prod`), or the release's name.
     pub name: String,
-    /// The kustomization that assembles it.
+    /// The kustomization that assembles it, or the release's declaration
+    /// (the chart's `Chart.yaml` for a chart rendered with its defaults).
     pub loc: Loc,
+    /// What makes it.
+    pub kind: VariantKind,
+    /// For a chart: template actions that print a value of `.Values`, each
+    /// with where that value is set (the release's values, or the chart's
+    /// `values.yaml`).
+    pub origins: Vec<(crate::source::Span, crate::source::Span)>,
+}
+
+/// What assembles a [`Variant`].
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum VariantKind {
+    /// A kustomize overlay.
+    #[default]
+    Overlay,
+    /// A release of the chart of this name.
+    Release {
+        /// The chart's name (`Chart.yaml`'s `name`).
+        chart: String,
+    },
+    /// The chart of this name, rendered with its defaults for any release
+    /// (release name and namespace unknown): no release of the run uses it.
+    ChartDefaults {
+        /// The chart's name.
+        chart: String,
+    },
 }
 
 /// A key/value pair with the place it was written.

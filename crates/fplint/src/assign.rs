@@ -183,6 +183,7 @@ pub(crate) fn assign_by(
     assigner: &Assigner,
 ) -> Unassigned {
     crate::declared::apply_directory_sources(project, sources);
+    crate::charts::retire_used_defaults(project, sources);
     let pick = |span: Span| assigner.pick(sources, span);
     let workload_keys: Vec<Option<String>> = project
         .workloads
@@ -231,6 +232,7 @@ pub(crate) fn assign_by(
     }
     left.unknown_capacity = unknown_capacity(project, sources);
     crate::declared::assign_releases(project, sources, assigner);
+    crate::charts::follow_releases(project);
     left
 }
 

@@ -40,6 +40,7 @@
 
 mod assembled;
 pub mod assign;
+pub mod charts;
 pub mod config;
 pub mod context;
 mod declared;

@@ -21,8 +21,8 @@ pub enum NoticeKind {
     NothingToLint,
     /// Workloads that belong to no cluster, so no workload check ran on them.
     Unassigned,
-    /// Files of Helm charts' `templates/` folders: source for Helm, not
-    /// manifests, so not linted until a chart renderer reads them.
+    /// Files of Helm charts' `templates/` folders named alone: source for
+    /// Helm, not manifests, linted as their chart renders them.
     ChartTemplates,
     /// Walked files that are almost one of fplint's formats: one note for
     /// all of them, naming how to see why each was skipped.
@@ -128,7 +128,8 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The note for files of Helm charts' `templates/` folders, if any.
+/// The note for templates of Helm charts named alone (or walked from inside
+/// their chart): fplint lints what their chart renders, not the file.
 pub fn chart_templates(files: &[std::path::PathBuf]) -> Option<Notice> {
     let shown: Vec<String> = files
         .iter()
@@ -140,18 +141,22 @@ pub fn chart_templates(files: &[std::path::PathBuf]) -> Option<Notice> {
     };
     let what = count(shown.len(), "chart template", "chart templates");
     let message = match &file {
-        Some(_) => {
-            "a chart template, not rendered yet, so not linted: Helm renders it first".into()
-        }
+        Some(_) => "a chart template: linted as its chart renders it, with the chart's defaults for any release".into(),
         None => format!(
-            "{what} not rendered yet, so not linted: Helm renders them first ({})",
+            "{what} linted as their charts render them, with the charts' defaults for any release ({})",
             listing(&shown)
         ),
     };
+    let chart = files
+        .first()
+        .and_then(|f| crate::walk::chart_of_template(f))
+        .map_or_else(
+            || "CHART".to_string(),
+            |c| fplint_core::sources::display_path(&c),
+        );
     (!shown.is_empty()).then(|| {
-        Notice::new(NoticeKind::ChartTemplates, file, message).with_help(
-            "lint what Helm renders: `helm template CHART | fplint check --stdin-filename out.yaml -`",
-        )
+        Notice::new(NoticeKind::ChartTemplates, file, message)
+            .with_help(format!("see what fplint renders: `fplint render {chart}`"))
     })
 }
 

@@ -5,7 +5,7 @@ use crate::lint::Loaded;
 use fplint_core::model::{Cluster, HelmRelease, Known, Project};
 use fplint_core::placement::{self, billed_size, pod_request, PIN_LABEL};
 use fplint_core::sources::Sources;
-use fplint_core::workload::{Workload, WorkloadKind};
+use fplint_core::workload::{VariantKind, Workload, WorkloadKind};
 use serde::Serialize;
 
 /// The workloads of one cluster and where they land.
@@ -40,6 +40,13 @@ pub struct Row {
     /// The overlay that builds it (`overlays/prod`), for built manifests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overlay: Option<String>,
+    /// The chart that renders it, for workloads of a chart of the repository.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chart: Option<String>,
+    /// The Helm release that renders it; absent for a chart rendered with
+    /// its defaults for any release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
     /// The file that defines it.
     pub file: String,
     /// The line of its definition, from 1.
@@ -102,7 +109,14 @@ fn row(sources: &Sources, cluster: &Cluster, w: &Workload) -> Row {
         }
     }
     if namespace.is_none() {
-        notes.push("namespace not set in the manifest (decided at apply time)".into());
+        let chart = w.variant.as_ref().map(|v| &v.kind);
+        notes.push(match chart {
+            Some(VariantKind::ChartDefaults { .. }) => {
+                "namespace: the release's, and no release of the run installs the chart".into()
+            }
+            Some(VariantKind::Release { .. }) => "namespace unknown: the release's is".into(),
+            _ => "namespace not set in the manifest (decided at apply time)".into(),
+        });
     }
     if chosen.as_deref() == Some("") && w.kind != WorkloadKind::DaemonSet {
         notes.push(match cluster.fargate_only() {
@@ -151,7 +165,21 @@ fn row(sources: &Sources, cluster: &Cluster, w: &Workload) -> Row {
             w.kind.as_str(),
             w.name.known().map_or("?", String::as_str)
         ),
-        overlay: w.variant.as_ref().map(|v| v.name.clone()),
+        overlay: w
+            .variant
+            .as_ref()
+            .filter(|v| v.kind == VariantKind::Overlay)
+            .map(|v| v.name.clone()),
+        chart: w.variant.as_ref().and_then(|v| match &v.kind {
+            VariantKind::Release { chart } | VariantKind::ChartDefaults { chart } => {
+                Some(chart.clone())
+            }
+            VariantKind::Overlay => None,
+        }),
+        release: w.variant.as_ref().and_then(|v| match &v.kind {
+            VariantKind::Release { .. } => Some(v.name.clone()),
+            _ => None,
+        }),
         file: file.map(|f| f.path.clone()).unwrap_or_default(),
         line,
         namespace,
@@ -198,6 +226,8 @@ fn release_row(sources: &Sources, cluster: &Cluster, rel: &HelmRelease) -> Row {
             rel.name.known().map_or("?", String::as_str)
         ),
         overlay: None,
+        chart: None,
+        release: None,
         file: file.map(|f| f.path.clone()).unwrap_or_default(),
         line,
         namespace,
@@ -274,7 +304,13 @@ pub fn tables_of(project: &Project, sources: &Sources) -> Vec<ClusterTable> {
                 .iter()
                 .filter(|w| w.cluster_key.as_deref() == Some(c.key.as_str()))
                 .map(|w| row(sources, c, w))
-                .chain(c.helm_releases.iter().map(|r| release_row(sources, c, r)))
+                // A release of a local chart shows as the workloads it renders.
+                .chain(
+                    c.helm_releases
+                        .iter()
+                        .filter(|r| r.chart_dir.is_none())
+                        .map(|r| release_row(sources, c, r)),
+                )
                 .collect(),
             why_empty: None,
         })
@@ -370,10 +406,7 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
             .iter()
             .map(|r| {
                 [
-                    match &r.overlay {
-                        Some(o) => format!("{} ({o})", r.workload),
-                        None => r.workload.clone(),
-                    },
+                    workload_title(r),
                     r.namespace.clone().unwrap_or_else(|| "unknown".into()),
                     r.labels.as_ref().map_or_else(
                         || "unknown".into(),
@@ -440,4 +473,15 @@ pub fn render_json(tables: &[ClusterTable]) -> String {
     let mut s = serde_json::to_string_pretty(tables).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// A workload's kind and name, with the overlay or the chart and release
+/// that build it.
+pub(crate) fn workload_title(r: &Row) -> String {
+    match (&r.overlay, &r.chart, &r.release) {
+        (Some(o), _, _) => format!("{} ({o})", r.workload),
+        (None, Some(c), Some(rel)) => format!("{} (release {rel} of chart {c})", r.workload),
+        (None, Some(c), None) => format!("{} (chart {c}, any release)", r.workload),
+        (None, None, _) => r.workload.clone(),
+    }
 }

@@ -31,8 +31,9 @@ pub struct Walked {
     /// without an extension, not a file fplint lints), sorted: planning
     /// need not look for one in every folder.
     pub kustomization_dirs: Vec<PathBuf>,
-    /// Files of Helm charts' `templates/` folders, sorted: Go-template
-    /// source, not manifests, left out of `files`.
+    /// Files of Helm charts' `templates/` folders whose chart the walk did
+    /// not reach, sorted: Go-template source, not manifests, left out of
+    /// `files`; their charts' `Chart.yaml` is in `files` instead.
     pub chart_templates: Vec<PathBuf>,
 }
 
@@ -185,7 +186,86 @@ pub fn walk_to_depth(
         .extend(templates.into_iter().map(|c| c.path));
     out.chart_templates.sort();
     out.chart_templates.dedup();
+    add_charts_of_templates(&mut out);
     out
+}
+
+/// The chart a template belongs to (the top one, for a subchart's): the
+/// folder above its `templates/` that holds `Chart.yaml`.
+pub fn chart_of_template(path: &Path) -> Option<PathBuf> {
+    if let Some(dir) = chart_above(path) {
+        return Some(dir);
+    }
+    // Reached from inside the chart: found by the real path, and written
+    // as `..` from the path as given.
+    let real = path.canonicalize().ok()?;
+    let chart = chart_above(&real)?;
+    let up = real
+        .parent()?
+        .strip_prefix(&chart)
+        .ok()?
+        .components()
+        .count();
+    let mut dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    for _ in 0..up {
+        dir.push("..");
+    }
+    Some(dir)
+}
+
+fn chart_above(path: &Path) -> Option<PathBuf> {
+    let mut dir = path
+        .ancestors()
+        .skip(1)
+        .find(|d| {
+            d.file_name().is_some_and(|n| n == "templates")
+                && d.parent().is_some_and(|p| p.join("Chart.yaml").is_file())
+        })?
+        .parent()?
+        .to_path_buf();
+    while fplint_core::frontend::chart::is_subchart(&dir) {
+        match dir.parent().and_then(Path::parent) {
+            Some(up) => dir = up.to_path_buf(),
+            None => break,
+        }
+    }
+    Some(dir)
+}
+
+/// A chart is linted as a unit, rendered, through its `Chart.yaml`: the
+/// templates of a chart the walk did not reach (named alone, or a walk
+/// from inside the chart) bring their chart in, and stay listed for the
+/// note that says so. Templates of a walked chart are the chart's.
+fn add_charts_of_templates(out: &mut Walked) {
+    let mut added: Vec<Candidate> = Vec::new();
+    let templates = std::mem::take(&mut out.chart_templates);
+    for t in templates {
+        let Some(chart) = chart_of_template(&t) else {
+            continue;
+        };
+        let file = chart.join("Chart.yaml");
+        let walked = out
+            .files
+            .binary_search_by(|c| c.path.as_path().cmp(&file))
+            .is_ok();
+        if walked {
+            continue;
+        }
+        if !added.iter().any(|c| c.path == file) {
+            // Named through its template: read with its project's context.
+            added.push(Candidate {
+                path: file,
+                explicit: true,
+                listed_file: false,
+            });
+        }
+        out.chart_templates.push(t);
+    }
+    if !added.is_empty() {
+        out.files.extend(added);
+        out.files.sort();
+        out.files.dedup_by(|a, b| a.path == b.path);
+    }
 }
 
 /// One walker thread's finds, added to the shared lists when it is dropped.

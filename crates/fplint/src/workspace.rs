@@ -289,6 +289,28 @@ impl Workspace {
         let Some(local) = self.local_path(path) else {
             return false;
         };
+        // A chart's template is read by its chart's unit: the chart renders
+        // again, as if its `Chart.yaml` had changed.
+        if walk::is_chart_template(&local) {
+            let Some(chart) = walk::chart_of_template(&local) else {
+                return false;
+            };
+            let chart = chart.join("Chart.yaml");
+            if self.files.binary_search_by(|c| c.path.cmp(&chart)).is_err() {
+                return false;
+            }
+            let old = self.sources.forget(&local);
+            let old_chart = self.sources.forget(&chart);
+            // `changed` retires the id it is given; the other is retired here.
+            match (old_chart, old) {
+                (Some(c), Some(t)) => {
+                    self.changed(chart, Some(c));
+                    self.sources.retire(t);
+                }
+                (c, t) => self.changed(chart, c.or(t)),
+            }
+            return true;
+        }
         let old = self.sources.forget(&local);
         let known =
             self.files.binary_search_by(|c| c.path.cmp(&local)).is_ok() || self.is_context(&local);
@@ -317,6 +339,13 @@ impl Workspace {
         context
             .roots
             .extend(crate::modules::roots(&self.paths, &walked.files));
+        // A chart brought in by a named template is read from its folder.
+        context.roots.extend(
+            walked
+                .chart_templates
+                .iter()
+                .filter_map(|t| walk::chart_of_template(t)),
+        );
         if context.roots != self.context.roots {
             // Reads are confined to other folders: start afresh.
             self.sources = Arc::new(self.new_sources(&context.roots));

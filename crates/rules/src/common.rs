@@ -71,8 +71,19 @@ pub fn workload_name(w: &Workload) -> String {
         w.name.known().map_or("?", String::as_str)
     );
     match &w.variant {
-        Some(v) => format!("{name} (overlay `{}`)", v.name),
+        Some(v) => format!("{name} ({})", variant_label(v)),
         None => name,
+    }
+}
+
+/// What built a workload, for messages: `overlay `prod``, `release `web` of
+/// chart `app``, `chart `app` for any release`.
+pub fn variant_label(v: &fplint_core::workload::Variant) -> String {
+    use fplint_core::workload::VariantKind;
+    match &v.kind {
+        VariantKind::Overlay => format!("overlay `{}`", v.name),
+        VariantKind::Release { chart } => format!("release `{}` of chart `{chart}`", v.name),
+        VariantKind::ChartDefaults { chart } => format!("chart `{chart}` for any release"),
     }
 }
 
@@ -82,13 +93,29 @@ pub fn with_variant(mut d: fplint_core::Diagnostic, w: &Workload) -> fplint_core
     d
 }
 
-/// Name the kustomize overlay a built workload comes from in its finding.
+/// Name the kustomize overlay or the Helm release a built workload comes
+/// from in its finding.
 pub fn add_variant(d: &mut fplint_core::Diagnostic, w: &Workload) {
+    use fplint_core::workload::VariantKind;
     if let Some(v) = &w.variant {
+        let message = match &v.kind {
+            VariantKind::Overlay => format!("overlay `{}` builds it here", v.name),
+            VariantKind::Release { .. } => format!("release `{}` renders it here", v.name),
+            VariantKind::ChartDefaults { chart } => {
+                format!("chart `{chart}`, rendered with its defaults for any release")
+            }
+        };
         d.related.push(fplint_core::Related {
             span: v.loc.span,
-            message: format!("overlay `{}` builds it here", v.name),
+            message,
         });
+        // A value a template action prints: where it is set.
+        if let Some((_, origin)) = v.origins.iter().find(|(action, _)| *action == d.span) {
+            d.related.push(fplint_core::Related {
+                span: *origin,
+                message: "the value is set here".into(),
+            });
+        }
     }
 }
 

@@ -73,9 +73,7 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         };
         rel.namespace = namespace.clone();
         rel.destination = destination.clone();
-        if !rel.local_chart {
-            rel.values = helm_values(file, helm, &refs);
-        }
+        rel.values = helm_values(file, helm, &refs);
         out.releases.push(rel);
     }
 }
@@ -110,7 +108,7 @@ fn chart_of(file: &SourceFile, src: &Value, path: &str) -> Option<HelmRelease> {
         AppliedBy::Controller,
     );
     rel.local_chart = true;
-    rel.values = Known::Unknown;
+    rel.chart_dir = Some(dir);
     Some(rel)
 }
 

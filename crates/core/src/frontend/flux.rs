@@ -55,6 +55,7 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
                 .unwrap_or_default();
             rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
             rel.local_chart = true;
+            rel.chart_dir = Some(dir);
         }
         _ => return,
     }
@@ -87,7 +88,8 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         (None, None) => Located::new(Known::Unknown, rel.loc.clone()),
     };
     rel.destination = kube_config(spec, &spec_path);
-    if rel.local_chart {
+    // Values files of the chart's source are not read yet.
+    if rel.local_chart && chart_spec.get("valuesFiles").is_some() {
         rel.values = Known::Unknown;
     } else if spec.get("valuesFrom").is_some() {
         // ConfigMaps and Secrets merged in are not read yet.

@@ -85,7 +85,7 @@ fn read_release(
             let name = dir.file_name()?.to_string_lossy().into_owned();
             rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
             rel.local_chart = true;
-            rel.values = Known::Unknown;
+            rel.chart_dir = Some(dir);
         }
     }
     if let Some(n) = r.get("name") {
@@ -99,9 +99,7 @@ fn read_release(
     rel.version = r
         .get("version")
         .map(|v| located_str(v, &join(path, "version")));
-    if !rel.local_chart {
-        rel.values = values(r);
-    }
+    rel.values = values(r);
     Some(rel)
 }
 

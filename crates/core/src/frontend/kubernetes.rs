@@ -24,6 +24,15 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     crate::schema::check_kubernetes(doc, &mut out.schema);
     let value = Value::from_node(doc);
     // Declarations of releases that a controller in the cluster applies.
+    if !load_declaration(file, &value, out) {
+        load_object(&value, "", out);
+    }
+}
+
+/// Read a declaration of what a controller in the cluster applies (an Argo
+/// CD `Application`, a Flux `HelmRelease` or `Kustomization`); `false` for
+/// any other object.
+pub fn load_declaration(file: &SourceFile, value: &Value, out: &mut UnitOutput) -> bool {
     let api = value
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -33,15 +42,15 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
         .and_then(Value::as_str)
         .unwrap_or_default();
     if super::argocd::recognise(api, kind) {
-        return super::argocd::load(file, &value, "", out);
+        super::argocd::load(file, value, "", out);
+    } else if super::flux::recognise(api, kind) {
+        super::flux::load(file, value, "", out);
+    } else if super::flux::recognise_kustomization(api, kind) {
+        super::flux::load_kustomization(file, value, "", out);
+    } else {
+        return false;
     }
-    if super::flux::recognise(api, kind) {
-        return super::flux::load(file, &value, "", out);
-    }
-    if super::flux::recognise_kustomization(api, kind) {
-        return super::flux::load_kustomization(file, &value, "", out);
-    }
-    load_object(&value, "", out);
+    true
 }
 
 /// Read one object (or a `List` of objects) already turned into a [`Value`].

@@ -265,6 +265,32 @@ struct Builder<'a> {
     built: usize,
 }
 
+/// The objects the build of `root` gives, in order (what `kubectl
+/// kustomize` prints), each with whether a transformer fplint does not
+/// model may have changed it; and the build's errors.
+pub fn build_objects(
+    root: &Path,
+    sources: &Sources,
+    limits: Limits,
+) -> (Vec<(Value, bool)>, Vec<Diagnostic>) {
+    let root = normalise(root);
+    let mut b = Builder {
+        sources,
+        limits,
+        diagnostics: Vec::new(),
+        stack: Vec::new(),
+        visited: BTreeSet::new(),
+        root_loc: None,
+        built: 0,
+    };
+    let mut resources = Vec::new();
+    b.accumulate(&root, false, &mut resources);
+    (
+        resources.into_iter().map(|r| (r.obj, r.opaque)).collect(),
+        b.diagnostics,
+    )
+}
+
 /// Build the kustomization in `root` and model what it deploys.
 pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     let root = normalise(root);
@@ -286,6 +312,8 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     let variant = b.root_loc.clone().map(|loc| Variant {
         name: variant_name(&root, &b.visited),
         loc,
+        kind: crate::workload::VariantKind::Overlay,
+        origins: Vec::new(),
     });
     for r in resources {
         let before = out.workloads.len();

@@ -2,6 +2,7 @@
 //! nothing of rules.
 
 pub mod argocd;
+pub mod chart;
 pub mod cloudformation;
 pub mod eksctl;
 pub mod flux;

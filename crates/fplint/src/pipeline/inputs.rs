@@ -111,6 +111,20 @@ pub(crate) static KUSTOMIZE_BUILD: Input = Input {
     one_text: None,
 };
 
+/// A Helm chart of the repository, by its `Chart.yaml` (a subchart is
+/// rendered with its parent): rendered with its defaults for any release.
+/// A release of the run that uses the chart replaces it (see
+/// [`crate::charts::retire_used_defaults`]).
+pub(crate) static CHART: Input = Input {
+    recognises: crate::charts::is_chart_file,
+    forms: Forms::File,
+    calls: None,
+    load: model_chart,
+    home: false,
+    always_ours: false,
+    one_text: None,
+};
+
 /// A YAML or JSON file (eksctl, CloudFormation, Kubernetes manifests,
 /// Terraform plans), recognised by its content: anything else walked.
 pub(crate) static DOCUMENT: Input = Input {
@@ -128,7 +142,13 @@ pub(crate) static DOCUMENT: Input = Input {
 
 /// Every kind, in the order a file is tried against them. A unit's kind
 /// code (see [`Job::kind`]) is its row's place here.
-pub(crate) static INPUTS: &[&Input] = &[&TERRAFORM, &CALLED_MODULE, &KUSTOMIZE_BUILD, &DOCUMENT];
+pub(crate) static INPUTS: &[&Input] = &[
+    &TERRAFORM,
+    &CALLED_MODULE,
+    &KUSTOMIZE_BUILD,
+    &CHART,
+    &DOCUMENT,
+];
 
 /// The row of a walked file, and its place in [`INPUTS`].
 pub(crate) fn recognise(path: &Path) -> (usize, &'static Input) {
@@ -181,6 +201,21 @@ fn model_document(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, 
 
 fn model_terraform(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
     let mut unit = load_terraform(job.dir(), job.files(), sources, limits);
+    if job.context {
+        as_context(&mut unit);
+    } else {
+        crate::charts::render_declared(&mut unit, sources, limits);
+    }
+    (unit, None)
+}
+
+fn model_chart(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
+    let [c] = job.files() else {
+        return (UnitOutput::default(), None);
+    };
+    let mut unit = guarded(c, sources, || {
+        crate::charts::render_defaults(&c.path, sources, limits)
+    });
     if job.context {
         as_context(&mut unit);
     }
@@ -245,6 +280,7 @@ fn load_document(
                 as_context(&mut unit);
                 return (unit, None);
             }
+            crate::charts::render_declared(&mut unit, sources, limits);
             // A unit is not a named YAML or JSON file to judge.
             let notice = (!terragrunt)
                 .then(|| crate::named::judge(c, &f, &unit, limits))

@@ -123,6 +123,13 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     roots.extend(crate::terragrunt::roots(&walked.files));
     // Local modules are read wherever in the project they are.
     roots.extend(crate::modules::roots(paths, &walked.files));
+    // A chart brought in by a named template is read from its folder.
+    roots.extend(
+        walked
+            .chart_templates
+            .iter()
+            .filter_map(|t| crate::walk::chart_of_template(t)),
+    );
     let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);

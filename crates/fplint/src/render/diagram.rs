@@ -145,10 +145,7 @@ fn size_line(r: &Row) -> String {
 }
 
 fn workload_title(r: &Row) -> String {
-    match &r.overlay {
-        Some(o) => format!("{} ({o})", r.workload),
-        None => r.workload.clone(),
-    }
+    crate::placement::workload_title(r)
 }
 
 fn cluster_pic(c: &Cluster, t: &ClusterTable) -> ClusterPic {
@@ -285,7 +282,16 @@ fn homeless_box(sources: &Sources, w: &Workload) -> Box_ {
         w.name.known().map_or("?", String::as_str)
     );
     if let Some(v) = &w.variant {
-        title.push_str(&format!(" ({})", v.name));
+        use fplint_core::workload::VariantKind;
+        match &v.kind {
+            VariantKind::Overlay => title.push_str(&format!(" ({})", v.name)),
+            VariantKind::Release { chart } => {
+                title.push_str(&format!(" (release {} of chart {chart})", v.name))
+            }
+            VariantKind::ChartDefaults { chart } => {
+                title.push_str(&format!(" (chart {chart}, any release)"))
+            }
+        }
     }
     Box_ {
         lines: vec![

@@ -5,7 +5,9 @@
 //! default-scheduler, which rejects them for that taint. The root fix is to
 //! order the release after the profile; a toleration is the workaround.
 //! Quiet on anything unknown: the cluster's capacity, the namespace, the
-//! values, a selector with labels (a chart's pod labels are not known).
+//! values, a selector with labels (a chart's pod labels are not known). A
+//! release of a chart of the repository is left to FP012, which judges the
+//! pods the chart renders.
 
 use crate::common::{
     add_dependency_fix, depends_on_target, set_keys, uncovered, unordered_fargate_profile, TAINT,
@@ -44,6 +46,11 @@ impl Rule for FargateTolerationMissing {
 }
 
 fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Option<Diagnostic> {
+    // A chart of the repository is rendered: its pods are judged as the
+    // workloads they are (FP012 at the template line), not from its values.
+    if rel.chart_dir.is_some() {
+        return None;
+    }
     let ns = rel.namespace.known()?;
     let (profile, selector) = unordered_fargate_profile(ctx.project, cluster, rel)?;
     let values = rel.values.known()?;

@@ -43,10 +43,16 @@ pub fn read(
         };
         let mut sources = Vec::new();
         let values = merged_values(ctx, block, file, sc, &path, &mut sources);
-        b.releases.push(HelmRelease {
+        let repository = attr("repository");
+        let chart = located_str(attr("chart").as_ref(), header, &format!("{path}.chart"));
+        let chart_dir = repository
+            .is_none()
+            .then(|| local_chart(ctx, chart.known()?))
+            .flatten();
+        let rel = HelmRelease {
             name: located_str(attr("name").as_ref(), header, &format!("{path}.name")),
-            chart: located_str(attr("chart").as_ref(), header, &format!("{path}.chart")),
-            repository: attr("repository")
+            chart,
+            repository: repository
                 .map(|r| located_str(Some(&r), header, &format!("{path}.repository"))),
             version: attr("version")
                 .map(|r| located_str(Some(&r), header, &format!("{path}.version"))),
@@ -56,11 +62,44 @@ pub fn read(
             resource,
             loc: Loc::new(header, path),
             applied_by: crate::model::AppliedBy::Deployment,
-            local_chart: false,
+            local_chart: chart_dir.is_some(),
+            chart_dir,
             cluster_key: None,
             destination: None,
-        });
+        };
+        render_local(b, ctx, &rel);
+        b.releases.push(rel);
     }
+}
+
+/// A `chart` that is a folder of the repository holding `Chart.yaml`
+/// (`"${path.module}/charts/app"`, `"./charts/app"`), relative to the module.
+fn local_chart(ctx: &Ctx<'_, '_>, chart: &str) -> Option<std::path::PathBuf> {
+    if chart.contains("://") || chart.starts_with('/') || chart.is_empty() {
+        return None;
+    }
+    let dir = ctx.env.dir.join(chart);
+    crate::frontend::chart::is_chart(&dir).then_some(dir)
+}
+
+/// Render a release of a local chart: its workloads are the module's,
+/// created by the release, so ordered by its `depends_on`.
+fn render_local(b: &mut Builder, ctx: &Ctx<'_, '_>, rel: &HelmRelease) {
+    let Some(input) = crate::frontend::chart::ChartRelease::of(rel) else {
+        return;
+    };
+    let mut rendered =
+        crate::frontend::chart::render_release(&input, ctx.env.sources, ctx.env.limits);
+    for mut w in rendered.unit.workloads {
+        w.resource = rel.resource;
+        b.workloads.push(w);
+    }
+    b.aws_auth.append(&mut rendered.unit.aws_auth);
+    b.karpenter.append(&mut rendered.unit.karpenter);
+    b.limit_hits.append(&mut rendered.unit.diagnostics);
+    b.declared.append(&mut rendered.unit.releases);
+    b.directory_sources
+        .append(&mut rendered.unit.directory_sources);
 }
 
 fn header_span(ctx: &Ctx<'_, '_>, block: &Block, file: FileId) -> Span {

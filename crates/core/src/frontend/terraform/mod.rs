@@ -961,6 +961,10 @@ pub(crate) struct Builder {
     pub stray_capacity: bool,
     pub graph: graph::GraphBuilder,
     pub releases: Vec<crate::model::HelmRelease>,
+    /// Releases and folders a controller applies, declared by what a local
+    /// chart renders (an Argo CD `Application` in a chart).
+    pub declared: Vec<crate::model::HelmRelease>,
+    pub directory_sources: Vec<crate::model::DirectorySource>,
     /// Local module copies read so far in this unit.
     pub modules_loaded: usize,
     /// Whether copies past the bound were left unread (said once).
@@ -1856,6 +1860,8 @@ impl Builder {
             }
         }
         out.workloads = self.workloads;
+        out.releases.append(&mut self.declared);
+        out.directory_sources.append(&mut self.directory_sources);
         out.context_files.append(&mut self.context_files);
         self.module_calls
             .sort_by_key(|m| (m.file, m.call.start, m.call.end));
