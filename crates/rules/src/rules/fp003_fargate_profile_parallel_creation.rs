@@ -15,6 +15,15 @@ use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, Resource
 use fplint_core::{Diagnostic, Severity};
 use std::collections::HashSet;
 
+/// `module.a` of `module.a.module.b.aws_x.y`; `None` outside modules.
+fn top_module(address: &str) -> Option<&str> {
+    let rest = address.strip_prefix("module.")?;
+    let end = rest
+        .find('.')
+        .map_or(address.len(), |i| i + "module.".len());
+    Some(&address[..end])
+}
+
 /// The FP003 rule, `fargate-profile-parallel-creation`: the module documentation says what it finds.
 pub struct FargateProfileParallelCreation;
 
@@ -76,9 +85,18 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
             Provisioner::Terraform => format!("`depends_on = [{nearest_name}]`"),
             _ => format!("`DependsOn: {nearest_name}`"),
         };
-        let mut help = format!(
-            "add {fix} to `{later_name}` so that the profiles of the cluster are created one after another"
-        );
+        let mut help = match (top_module(&later_name), top_module(&nearest_name)) {
+            // Profiles in two module calls (or Terragrunt units): the calls
+            // are what is ordered.
+            (Some(l), Some(n)) if l != n && cluster.provisioner == Provisioner::Terraform => format!(
+                "order `{l}` after `{n}` so that the profiles of the cluster are created one after another: \
+                 add `depends_on = [{n}]` to its `module` block, or, for units of a Terragrunt stack, \
+                 a `dependency` or `dependencies` block naming the other unit in the unit's configuration"
+            ),
+            _ => format!(
+                "add {fix} to `{later_name}` so that the profiles of the cluster are created one after another"
+            ),
+        };
         if others > 0 {
             help.push_str(&format!(
                 ", and order `{nearest_name}` after the profiles before it: a chain where each profile depends on the previous one"
@@ -155,6 +173,19 @@ fn resource_name(project: &Project, r: ResourceRef) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn top_modules() {
+        assert_eq!(
+            super::top_module("module.a.module.b.aws_x.y"),
+            Some("module.a")
+        );
+        assert_eq!(
+            super::top_module("module.unit_batch.aws_x.y"),
+            Some("module.unit_batch")
+        );
+        assert_eq!(super::top_module("awscc_eks_fargate_profile.a"), None);
+    }
+
     use crate::{Context, Settings, REGISTRY};
     use fplint_core::frontend::{absorb, load_document_file};
     use fplint_core::model::Project;
