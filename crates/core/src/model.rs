@@ -905,6 +905,19 @@ pub struct DependencyGraph {
     /// Pairs of resources that never exist together (mutually exclusive
     /// CloudFormation conditions), so they cannot race each other.
     exclusive: Vec<(u32, u32)>,
+    /// For the graph of one run among several that a tool orders (a
+    /// Terragrunt unit): that run and the runs it waits for.
+    pub run: Option<RunOrder>,
+}
+
+/// Where a deployment run is, and the runs it starts after. Runs that do
+/// not wait for each other, directly or through others, may overlap.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOrder {
+    /// The run's folder, absolute.
+    pub dir: std::path::PathBuf,
+    /// The folders of the runs it waits for, absolute.
+    pub after: Vec<std::path::PathBuf>,
 }
 
 /// One resource of a dependency graph.
@@ -922,6 +935,7 @@ impl crate::compact::Compact for DependencyGraph {
             nodes,
             edges,
             exclusive,
+            run: _,
         } = self;
         nodes.compact();
         edges.compact();

@@ -6,12 +6,14 @@
 //! that creates resources in parallel (CloudFormation, the awscc provider)
 //! must therefore see a dependency path between every two profiles of a
 //! cluster. The rule reads only the model: profiles marked
-//! `created_concurrently` with a node in their unit's dependency graph.
+//! `created_concurrently` with a node in their unit's dependency graph, and
+//! profiles of runs a tool starts together (Terragrunt units) that do not
+//! wait for each other.
 //! Profiles that never exist together (exclusive conditions) cannot race.
 
 use crate::common::add_dependency_fix;
 use crate::{Context, Rule};
-use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, ResourceRef};
+use fplint_core::model::{Cluster, FargateProfile, Project, Provisioner, ResourceRef, RunOrder};
 use fplint_core::{Diagnostic, Severity};
 use std::collections::HashSet;
 
@@ -39,12 +41,19 @@ impl Rule for FargateProfileParallelCreation {
 }
 
 fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>) {
+    let run_of = |r: ResourceRef| {
+        project
+            .graphs
+            .get(r.graph as usize)
+            .and_then(|g| g.run.as_ref())
+    };
     let mut profiles: Vec<(&FargateProfile, ResourceRef)> = cluster
         .fargate_profiles
         .iter()
-        .filter(|p| p.created_concurrently)
         .filter_map(|p| Some((p, p.resource?)))
+        .filter(|(p, r)| p.created_concurrently || run_of(*r).is_some())
         .collect();
+    let runs = Runs::new(project);
     // File order: the finding goes on the later profile of a pair.
     profiles.sort_by_key(|(p, _)| (p.loc.span.file, p.loc.span.start));
     // What each profile depends on, one graph walk per profile, so that a
@@ -59,22 +68,45 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
             || reach[b].binary_search(&profiles[a].1.node).is_ok()
     };
     for (j, (later, lr)) in profiles.iter().enumerate() {
-        // Profiles of other templates or modules are deployed separately.
+        // Within one template or module, a dependency path orders them.
+        // Other templates and modules are deployed separately, except runs
+        // a tool starts together (Terragrunt units) unless one waits for
+        // the other.
         let racers: Vec<&(&FargateProfile, ResourceRef)> = profiles[..j]
             .iter()
             .enumerate()
-            .filter(|(_, (_, er))| er.graph == lr.graph)
-            .filter(|(_, (_, er))| !project.mutually_exclusive(*lr, *er))
-            .filter(|(i, _)| !ordered(*i, j))
+            .filter(|(i, (earlier, er))| {
+                if er.graph == lr.graph {
+                    later.created_concurrently
+                        && earlier.created_concurrently
+                        && !project.mutually_exclusive(*lr, *er)
+                        && !ordered(*i, j)
+                } else {
+                    match (run_of(*lr), run_of(*er)) {
+                        (Some(a), Some(b)) => a.dir != b.dir && !runs.overlap_ordered(a, b),
+                        _ => false,
+                    }
+                }
+            })
             .map(|(_, p)| p)
             .collect();
+        let across_runs = racers.iter().any(|(_, er)| er.graph != lr.graph);
         // The nearest earlier racer: depending on it, once every profile
         // depends on the one before it, makes a chain.
-        let Some(&&(_, nr)) = racers.last() else {
+        let Some(&&(nearest, nr)) = racers.last() else {
             continue;
         };
-        let later_name = resource_name(project, *lr);
-        let nearest_name = resource_name(project, nr);
+        // Runs of one module (Terragrunt units) share its resource
+        // addresses: the profiles' own names tell them apart.
+        let name_of = |p: &FargateProfile, r: ResourceRef| {
+            if across_runs {
+                p.display_name().to_string()
+            } else {
+                resource_name(project, r)
+            }
+        };
+        let later_name = name_of(later, *lr);
+        let nearest_name = name_of(nearest, nr);
         let others = racers.len() - 1;
         let also = match others {
             0 => String::new(),
@@ -86,6 +118,11 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
             _ => format!("`DependsOn: {nearest_name}`"),
         };
         let mut help = match (top_module(&later_name), top_module(&nearest_name)) {
+            _ if across_runs => {
+                "make one of the two Terragrunt units wait for the other, with a `dependency` or `dependencies` block \
+                 naming it, so that `terragrunt run --all` creates the profiles of the cluster one after another"
+                    .to_string()
+            }
             // Profiles in two module calls (or Terragrunt units): the calls
             // are what is ordered.
             (Some(l), Some(n)) if l != n && cluster.provisioner == Provisioner::Terraform => format!(
@@ -122,13 +159,48 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         for (p, r) in racers.iter().rev().take(MAX_RELATED) {
             d = d.with_related(
                 p.loc.span,
-                format!(
-                    "`{}` may be created at the same time",
-                    resource_name(project, *r)
-                ),
+                format!("`{}` may be created at the same time", name_of(p, *r)),
             );
         }
         out.push(d);
+    }
+}
+
+/// The runs of the project that a tool orders (Terragrunt units), by folder.
+struct Runs<'a>(std::collections::HashMap<&'a std::path::Path, &'a [std::path::PathBuf]>);
+
+impl<'a> Runs<'a> {
+    fn new(project: &'a Project) -> Runs<'a> {
+        Runs(
+            project
+                .graphs
+                .iter()
+                .filter_map(|g| g.run.as_ref())
+                .map(|r| (r.dir.as_path(), r.after.as_slice()))
+                .collect(),
+        )
+    }
+
+    /// Whether `a` waits for `b`, directly or through other runs.
+    fn waits(&self, a: &std::path::Path, b: &std::path::Path) -> bool {
+        let mut seen = HashSet::new();
+        let mut stack = vec![a];
+        while let Some(d) = stack.pop() {
+            for next in self.0.get(d).copied().unwrap_or(&[]) {
+                if next == b {
+                    return true;
+                }
+                if seen.insert(next.as_path()) {
+                    stack.push(next);
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether one of two runs waits for the other.
+    fn overlap_ordered(&self, a: &RunOrder, b: &RunOrder) -> bool {
+        self.waits(&a.dir, &b.dir) || self.waits(&b.dir, &a.dir)
     }
 }
 

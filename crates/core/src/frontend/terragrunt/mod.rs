@@ -105,6 +105,23 @@ fn load_here(file: &Arc<SourceFile>, sources: &Sources, limits: Limits) -> UnitO
         vec![(CALL.to_string(), unit, None)]
     };
     let (mut out, _) = model(&loader, &parsed.file, &dir, &calls, !stack);
+    // A unit alone is one run of `terragrunt run --all`: it starts after
+    // the units its `dependency` and `dependencies` blocks name.
+    if let ([(_, unit, _)], false, Some(graph)) = (calls.as_slice(), stack, out.graph.as_mut()) {
+        let mut after: Vec<PathBuf> = unit
+            .cfg
+            .dependencies
+            .iter()
+            .filter_map(|d| d.dir.clone())
+            .chain(unit.cfg.dependency_paths.iter().map(|(p, _)| p.clone()))
+            .collect();
+        after.sort();
+        after.dedup();
+        graph.run = Some(crate::model::RunOrder {
+            dir: unit.dir.clone(),
+            after,
+        });
+    }
     out.given_files = vec![file.id];
     let mut context: Vec<FileId> = loader.read.borrow().clone();
     context.retain(|f| *f != file.id);
