@@ -53,7 +53,14 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         .filter_map(|p| Some((p, p.resource?)))
         .filter(|(p, r)| p.created_concurrently || run_of(*r).is_some())
         .collect();
-    let runs = Runs::new(project);
+    // The order of runs, read from every graph of the project, only for a
+    // cluster whose profiles are made by such runs: rules run once per
+    // cluster, and a project may hold thousands of both.
+    let runs = if profiles.iter().any(|(_, r)| run_of(*r).is_some()) {
+        Runs::new(project)
+    } else {
+        Runs::default()
+    };
     // File order: the finding goes on the later profile of a pair.
     profiles.sort_by_key(|(p, _)| (p.loc.span.file, p.loc.span.start));
     // What each profile depends on, one graph walk per profile, so that a
@@ -167,6 +174,7 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
 }
 
 /// The runs of the project that a tool orders (Terragrunt units), by folder.
+#[derive(Default)]
 struct Runs<'a>(std::collections::HashMap<&'a std::path::Path, &'a [std::path::PathBuf]>);
 
 impl<'a> Runs<'a> {
