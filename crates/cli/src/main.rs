@@ -255,23 +255,10 @@ fn run(cli: Cli) -> ExitCode {
             config,
             no_config,
         } => {
-            let choice = match (no_config, config) {
-                (true, _) => ConfigChoice::Disabled,
-                (false, Some(f)) => ConfigChoice::File(f),
-                (false, None) => ConfigChoice::Discover,
-            };
-            let linter = match Linter::with_choice(&paths, &choice) {
+            let linter = match context_linter(&paths, no_config, config) {
                 Ok(l) => l,
-                Err(e) => {
-                    eprint!("{}", render::config_error(&e));
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
-            let linter = linter.with_options(Options {
-                config: choice,
-                project_context: true,
-                ..Options::default()
-            });
             let loaded = linter.load(&paths);
             let text = match format {
                 PlacementFormat::Text => {
@@ -299,24 +286,11 @@ fn run(cli: Cli) -> ExitCode {
             config,
             no_config,
         } => {
-            let choice = match (no_config, config) {
-                (true, _) => ConfigChoice::Disabled,
-                (false, Some(f)) => ConfigChoice::File(f),
-                (false, None) => ConfigChoice::Discover,
-            };
             let paths = [path.clone()];
-            let linter = match Linter::with_choice(&paths, &choice) {
+            let linter = match context_linter(&paths, no_config, config) {
                 Ok(l) => l,
-                Err(e) => {
-                    eprint!("{}", render::config_error(&e));
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
-            let linter = linter.with_options(Options {
-                config: choice,
-                project_context: true,
-                ..Options::default()
-            });
             let req = fplint::charts::RenderRequest {
                 release,
                 namespace,
@@ -545,3 +519,29 @@ fn emit(bytes: &[u8]) {
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: fplint::allocator::Global = fplint::allocator::GLOBAL;
+
+/// The linter `placement` and `render` read with: the configuration as
+/// chosen, and the named paths' projects as context.
+fn context_linter(
+    paths: &[PathBuf],
+    no_config: bool,
+    config: Option<PathBuf>,
+) -> Result<Linter, ExitCode> {
+    let choice = match (no_config, config) {
+        (true, _) => ConfigChoice::Disabled,
+        (false, Some(f)) => ConfigChoice::File(f),
+        (false, None) => ConfigChoice::Discover,
+    };
+    let linter = match Linter::with_choice(paths, &choice) {
+        Ok(l) => l,
+        Err(e) => {
+            eprint!("{}", render::config_error(&e));
+            return Err(ExitCode::from(2));
+        }
+    };
+    Ok(linter.with_options(Options {
+        config: choice,
+        project_context: true,
+        ..Options::default()
+    }))
+}

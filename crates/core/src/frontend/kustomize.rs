@@ -265,6 +265,20 @@ struct Builder<'a> {
     built: usize,
 }
 
+impl<'a> Builder<'a> {
+    fn new(sources: &'a Sources, limits: Limits) -> Builder<'a> {
+        Builder {
+            sources,
+            limits,
+            diagnostics: Vec::new(),
+            stack: Vec::new(),
+            visited: BTreeSet::new(),
+            root_loc: None,
+            built: 0,
+        }
+    }
+}
+
 /// The objects the build of `root` gives, in order (what `kubectl
 /// kustomize` prints), each with whether a transformer fplint does not
 /// model may have changed it; and the build's errors.
@@ -274,15 +288,7 @@ pub fn build_objects(
     limits: Limits,
 ) -> (Vec<(Value, bool)>, Vec<Diagnostic>) {
     let root = normalise(root);
-    let mut b = Builder {
-        sources,
-        limits,
-        diagnostics: Vec::new(),
-        stack: Vec::new(),
-        visited: BTreeSet::new(),
-        root_loc: None,
-        built: 0,
-    };
+    let mut b = Builder::new(sources, limits);
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
     (
@@ -294,15 +300,7 @@ pub fn build_objects(
 /// Build the kustomization in `root` and model what it deploys.
 pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     let root = normalise(root);
-    let mut b = Builder {
-        sources,
-        limits,
-        diagnostics: Vec::new(),
-        stack: Vec::new(),
-        visited: BTreeSet::new(),
-        root_loc: None,
-        built: 0,
-    };
+    let mut b = Builder::new(sources, limits);
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
     let mut out = UnitOutput {
