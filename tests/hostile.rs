@@ -526,3 +526,200 @@ fn huge_wildcard_namespaces_and_string_amplification() {
     assert!(r.code == 1 || r.code == 2, "exit {}", r.code);
     r.assert_good_reported();
 }
+
+/// A gzip member holding `head` then `zeros` zero bytes: `head` in a
+/// stored block, the zeros as fixed-Huffman copies of 258 bytes (13 bits
+/// each), so a few kilobytes expand to any size, as a bomb does.
+fn gzip_bomb(head: &[u8], zeros: usize) -> Vec<u8> {
+    struct Bits {
+        out: Vec<u8>,
+        acc: u32,
+        n: u32,
+    }
+    impl Bits {
+        fn put(&mut self, v: u32, n: u32) {
+            for i in 0..n {
+                self.acc |= ((v >> i) & 1) << self.n;
+                self.n += 1;
+                if self.n == 8 {
+                    self.out.push(self.acc as u8);
+                    self.acc = 0;
+                    self.n = 0;
+                }
+            }
+        }
+        // Huffman codes go most significant bit first.
+        fn code(&mut self, c: u32, n: u32) {
+            for i in (0..n).rev() {
+                self.put((c >> i) & 1, 1);
+            }
+        }
+    }
+    assert!(head.len() < 65536 && head.last() == Some(&0));
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    // Stored, not final; the header's 3 bits then padding to a byte.
+    out.push(0);
+    let len = head.len() as u16;
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(head);
+    let mut b = Bits {
+        out: Vec::new(),
+        acc: 0,
+        n: 0,
+    };
+    b.put(1, 1); // final
+    b.put(1, 2); // fixed Huffman
+    for _ in 0..zeros / 258 {
+        b.code(0b1100_0101, 8); // length 258
+        b.code(0, 5); // distance 1
+    }
+    for _ in 0..zeros % 258 {
+        b.code(0b0011_0000, 8); // literal 0
+    }
+    b.code(0, 7); // end of block
+    b.put(0, 7);
+    out.extend(b.out);
+    out.extend_from_slice(&[0; 4]); // CRC, not checked
+    out.extend_from_slice(&((head.len() + zeros) as u32).to_le_bytes());
+    out
+}
+
+fn tar_entry(path: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = [0u8; 512];
+    h[..path.len()].copy_from_slice(path.as_bytes());
+    h[100..107].copy_from_slice(b"0000644");
+    h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+    h[156] = b'0';
+    h[257..262].copy_from_slice(b"ustar");
+    let mut out = h.to_vec();
+    out.extend_from_slice(data);
+    out.resize(out.len().div_ceil(512) * 512, 0);
+    out
+}
+
+const CHART: &str = "apiVersion: v2\nname: NAME\nversion: 0.1.0\n";
+
+#[test]
+fn hostile_charts_end_in_fp000_at_their_place() {
+    let chart = |name: &str| CHART.replace("NAME", name);
+    // A tar of Chart.yaml and the header of a 100 MB values.yaml whose
+    // bytes are zeros: 50 kB on disk.
+    let mut head = tar_entry("sub/Chart.yaml", chart("sub").as_bytes());
+    let values = tar_entry("sub/values.yaml", b"");
+    head.extend_from_slice(&values[..124]);
+    head.extend_from_slice(format!("{:011o}", 100_000_000).as_bytes());
+    head.extend_from_slice(&values[135..]);
+    let deep = format!("x: {}1{}\n", "[".repeat(150), "]".repeat(150));
+    let d = case(&[
+        ("loop/Chart.yaml", chart("loop").as_bytes()),
+        (
+            "loop/templates/_h.tpl",
+            b"{{- define \"loop\" -}}{{ include \"loop\" . }}{{- end -}}\n",
+        ),
+        (
+            "loop/templates/cm.yaml",
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: {{ include \"loop\" . | quote }}\n",
+        ),
+        ("tpl/Chart.yaml", chart("tpl").as_bytes()),
+        ("tpl/values.yaml", b"x: \"{{ tpl .Values.x . }}\"\n"),
+        (
+            "tpl/templates/cm.yaml",
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n  x: {{ tpl .Values.x . | quote }}\n",
+        ),
+        ("rep/Chart.yaml", chart("rep").as_bytes()),
+        (
+            "rep/templates/cm.yaml",
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: {{ repeat 100000000 \"abcdefgh\" | quote }}\n",
+        ),
+        ("deep/Chart.yaml", chart("deep").as_bytes()),
+        ("deep/values.yaml", deep.as_bytes()),
+        ("bomb/Chart.yaml", chart("bomb").as_bytes()),
+        ("bomb/charts/sub-0.1.0.tgz", &gzip_bomb(&head, 100_000_000)),
+    ]);
+    let r = check(d.path(), &[]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000(
+        "loop/templates/_h.tpl",
+        1,
+        Some(25),
+        "include, template or tpl nested deeper than 100 levels",
+    );
+    // Text given to tpl is in no file: the finding is at the tpl call.
+    r.assert_fp000(
+        "tpl/templates/cm.yaml",
+        6,
+        Some(9),
+        "include, template or tpl nested deeper than 100 levels",
+    );
+    r.assert_fp000(
+        "rep/templates/cm.yaml",
+        6,
+        Some(9),
+        "repeat would make 800000000 bytes, more than 16777216",
+    );
+    r.assert_fp000(
+        "deep/values.yaml",
+        1,
+        None,
+        "chart cannot be read: values nested deeper than 100 levels",
+    );
+    r.assert_fp000(
+        "bomb/Chart.yaml",
+        1,
+        Some(1),
+        "chart cannot be read: charts/sub-0.1.0.tgz: archive expands beyond 67108864 bytes",
+    );
+    let helps: Vec<&str> = r
+        .diags
+        .iter()
+        .filter(|d| d["code"] == "FP000")
+        .filter_map(|d| d["help"].as_str())
+        .collect();
+    for want in [
+        "the render stopped at `[limits] helm-include-depth`",
+        "the render stopped at `[limits] helm-string-bytes`",
+        "the read stopped at `[limits] helm-values-depth`",
+        "the read stopped at `[limits] helm-chart-bytes`",
+    ] {
+        assert!(helps.contains(&want), "no help `{want}` in {helps:?}");
+    }
+    assert_eq!(r.fp000("loop/Chart.yaml"), vec![], "one finding per cause");
+    r.assert_good_reported();
+}
+
+#[test]
+fn chart_limits_are_set_in_the_config() {
+    let d = case(&[
+        ("c/Chart.yaml", CHART.replace("NAME", "c").as_bytes()),
+        (
+            "c/templates/cm.yaml",
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: {{ repeat 1000 \"abcdefgh\" | quote }}\n",
+        ),
+        ("fplint.toml", b"[limits]\nhelm-string-bytes = 4096\n"),
+    ]);
+    let r = check(d.path(), &[]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000(
+        "c/templates/cm.yaml",
+        6,
+        Some(9),
+        "repeat would make 8000 bytes, more than 4096",
+    );
+    r.assert_good_reported();
+    write(
+        d.path(),
+        "fplint.toml",
+        "[limits]\nhelm-include-depth = 0\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "."])
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .output();
+    let Ok(out) = out else {
+        panic!("cannot run fplint")
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("between 1 and 1000"));
+}

@@ -65,6 +65,26 @@ pub struct RawLimits {
     pub terraform_module_depth: Option<Spanned<i64>>,
     /// `max-list-items`: profiles, selectors or labels checked in one list.
     pub max_list_items: Option<Spanned<i64>>,
+    /// `helm-include-depth`: `include`/`template`/`tpl` nesting in a chart render.
+    pub helm_include_depth: Option<Spanned<i64>>,
+    /// `helm-steps`: evaluation steps of one chart render.
+    pub helm_steps: Option<Spanned<i64>>,
+    /// `helm-output-bytes`: bytes one chart render may write.
+    pub helm_output_bytes: Option<Spanned<i64>>,
+    /// `helm-string-bytes`: largest string a chart function may build.
+    pub helm_string_bytes: Option<Spanned<i64>>,
+    /// `helm-list-items`: largest list `until`/`untilStep`/`seq` may build.
+    pub helm_list_items: Option<Spanned<i64>>,
+    /// `helm-values-depth`: nesting of chart values.
+    pub helm_values_depth: Option<Spanned<i64>>,
+    /// `helm-values-nodes`: YAML nodes of one chart values file.
+    pub helm_values_nodes: Option<Spanned<i64>>,
+    /// `helm-chart-bytes`: bytes of a chart after decompression.
+    pub helm_chart_bytes: Option<Spanned<i64>>,
+    /// `helm-chart-files`: files in a chart archive.
+    pub helm_chart_files: Option<Spanned<i64>>,
+    /// `helm-subchart-depth`: subcharts within subcharts.
+    pub helm_subchart_depth: Option<Spanned<i64>>,
 }
 
 /// `[limits]`: each set value overrides the built-in bound.
@@ -84,6 +104,26 @@ pub struct ConfigLimits {
     pub terraform_module_depth: Option<usize>,
     /// Most profiles, selectors or labels checked in one list.
     pub max_list_items: Option<usize>,
+    /// `include`/`template`/`tpl` nesting in a chart render.
+    pub helm_include_depth: Option<usize>,
+    /// Evaluation steps of one chart render.
+    pub helm_steps: Option<u64>,
+    /// Bytes one chart render may write.
+    pub helm_output_bytes: Option<usize>,
+    /// Largest string a chart function may build.
+    pub helm_string_bytes: Option<usize>,
+    /// Largest list `until`/`untilStep`/`seq` may build.
+    pub helm_list_items: Option<usize>,
+    /// Nesting of chart values.
+    pub helm_values_depth: Option<usize>,
+    /// YAML nodes of one chart values file.
+    pub helm_values_nodes: Option<usize>,
+    /// Bytes of a chart after decompression.
+    pub helm_chart_bytes: Option<usize>,
+    /// Files in a chart archive.
+    pub helm_chart_files: Option<usize>,
+    /// Subcharts within subcharts.
+    pub helm_subchart_depth: Option<usize>,
 }
 
 impl ConfigLimits {
@@ -106,6 +146,36 @@ impl ConfigLimits {
         }
         if let Some(v) = self.max_list_items {
             l.max_list_items = v;
+        }
+        if let Some(v) = self.helm_include_depth {
+            l.helm.max_include_depth = v;
+        }
+        if let Some(v) = self.helm_steps {
+            l.helm.max_steps = v;
+        }
+        if let Some(v) = self.helm_output_bytes {
+            l.helm.max_output_bytes = v;
+        }
+        if let Some(v) = self.helm_string_bytes {
+            l.helm.max_string_bytes = v;
+        }
+        if let Some(v) = self.helm_list_items {
+            l.helm.max_list_items = v;
+        }
+        if let Some(v) = self.helm_values_depth {
+            l.helm.max_values_depth = v;
+        }
+        if let Some(v) = self.helm_values_nodes {
+            l.helm.max_values_nodes = v;
+        }
+        if let Some(v) = self.helm_chart_bytes {
+            l.helm.max_chart_bytes = v;
+        }
+        if let Some(v) = self.helm_chart_files {
+            l.helm.max_chart_files = v;
+        }
+        if let Some(v) = self.helm_subchart_depth {
+            l.helm.max_subchart_depth = v;
         }
         l
     }
@@ -382,6 +452,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             terraform_max_collection: size(bounded(&l.terraform_max_collection, 1, i64::MAX)?),
             terraform_module_depth: size(bounded(&l.terraform_module_depth, 0, 64)?),
             max_list_items: size(bounded(&l.max_list_items, 1, i64::MAX)?),
+            helm_include_depth: size(bounded(&l.helm_include_depth, 1, 1000)?),
+            helm_steps: bounded(&l.helm_steps, 1, i64::MAX)?,
+            helm_output_bytes: size(bounded(&l.helm_output_bytes, 1, i64::MAX)?),
+            helm_string_bytes: size(bounded(&l.helm_string_bytes, 1, i64::MAX)?),
+            helm_list_items: size(bounded(&l.helm_list_items, 1, i64::MAX)?),
+            helm_values_depth: size(bounded(&l.helm_values_depth, 1, 1000)?),
+            helm_values_nodes: size(bounded(&l.helm_values_nodes, 1, i64::MAX)?),
+            helm_chart_bytes: size(bounded(&l.helm_chart_bytes, 1, i64::MAX)?),
+            helm_chart_files: size(bounded(&l.helm_chart_files, 1, i64::MAX)?),
+            helm_subchart_depth: size(bounded(&l.helm_subchart_depth, 0, 64)?),
         };
     }
     if let Some(t) = &raw.tools {

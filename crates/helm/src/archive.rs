@@ -8,6 +8,7 @@ fn limit_err(path: &str, max: usize) -> ChartError {
     ChartError {
         path: path.to_string(),
         message: format!("archive expands beyond {max} bytes"),
+        offset: None,
         limit: Some("max-chart-bytes"),
     }
 }
@@ -16,6 +17,7 @@ fn bad(message: impl Into<String>) -> ChartError {
     ChartError {
         path: String::new(),
         message: message.into(),
+        offset: None,
         limit: None,
     }
 }
@@ -126,6 +128,7 @@ pub fn untar(data: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Cha
             return Err(ChartError {
                 path: name,
                 message: format!("archive holds more than {} files", limits.max_chart_files),
+                offset: None,
                 limit: Some("max-chart-files"),
             });
         }

@@ -54,11 +54,14 @@ pub struct Chart {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
+#[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
 pub struct ChartError {
-    /// The file at fault, relative to the chart.
+    /// The file at fault, relative to the chart (`charts/x.tgz: values.yaml`
+    /// inside an archive), or empty.
     pub path: String,
     pub message: String,
+    /// Byte offset of the fault in that file, when known.
+    pub offset: Option<usize>,
     /// The limit exceeded, if that is the cause.
     pub limit: Option<&'static str>,
 }
@@ -67,7 +70,26 @@ fn cerr(path: &str, message: impl Into<String>) -> ChartError {
     ChartError {
         path: path.to_string(),
         message: message.into(),
+        offset: None,
         limit: None,
+    }
+}
+
+/// A YAML file of the chart that does not read; too deep or too large
+/// for fplint's limits names the limit.
+fn yaml_err(path: &str, e: crate::value::YamlError) -> ChartError {
+    let limit = if e.message.contains("nested deeper than") {
+        Some("max-values-depth")
+    } else if e.message.contains("more than") && e.message.contains("nodes") {
+        Some("max-values-nodes")
+    } else {
+        None
+    };
+    ChartError {
+        path: path.to_string(),
+        message: e.message,
+        offset: Some(e.offset),
+        limit,
     }
 }
 
@@ -117,6 +139,7 @@ impl Chart {
                     "subcharts nested deeper than {} levels",
                     limits.max_subchart_depth
                 ),
+                offset: None,
                 limit: Some("max-subchart-depth"),
             });
         }
@@ -130,7 +153,7 @@ impl Chart {
         };
         let text = String::from_utf8_lossy(&chart_yaml.data).into_owned();
         let metadata = parse_yaml(&text, limits.max_values_depth, limits.max_values_nodes)
-            .map_err(|e| cerr("Chart.yaml", e.message))?
+            .map_err(|e| yaml_err("Chart.yaml", e))?
             .0
             .into_iter()
             .next()
@@ -172,7 +195,7 @@ impl Chart {
                     limits.max_values_depth,
                     limits.max_values_nodes,
                 )
-                .map_err(|e| cerr("values.yaml", e.message))?;
+                .map_err(|e| yaml_err("values.yaml", e))?;
                 values = match docs.into_iter().next() {
                     Some(v @ Value::Map(_)) => v,
                     Some(Value::Nil) | None => Value::empty_map(),
@@ -217,14 +240,28 @@ impl Chart {
             }
         }
         let mut subcharts = Vec::new();
-        for (_, fs) in sub_files {
+        for (sub, fs) in sub_files {
             if fs.iter().any(|f| f.path == "Chart.yaml") {
-                subcharts.push(Chart::from_files(fs, limits, depth + 1)?);
+                let c = Chart::from_files(fs, limits, depth + 1).map_err(|mut e| {
+                    e.path = if e.path.is_empty() || e.path.contains(": ") {
+                        format!("charts/{sub}: {}", e.path)
+                    } else {
+                        format!("charts/{sub}/{}", e.path)
+                    };
+                    e
+                })?;
+                subcharts.push(c);
             }
         }
         for (path, data) in sub_archives {
             let c = Chart::from_archive(&data, limits, depth + 1).map_err(|mut e| {
-                e.path = format!("{path}: {}", e.path);
+                // The archive's own bytes cannot be pointed into.
+                e.path = if e.path.is_empty() {
+                    path.clone()
+                } else {
+                    format!("{path}: {}", e.path)
+                };
+                e.offset = None;
                 e
             })?;
             subcharts.push(c);
@@ -419,6 +456,7 @@ fn read_dir(
                 return Err(ChartError {
                     path: rel,
                     message: format!("chart larger than {} bytes", limits.max_chart_bytes),
+                    offset: None,
                     limit: Some("max-chart-bytes"),
                 });
             }

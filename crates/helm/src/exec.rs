@@ -889,7 +889,15 @@ impl<'l> Engine<'l> {
             name: st.name.clone(),
         };
         let mut out = Out::default();
-        self.nodes(&mut inner, &parsed.root, data, &mut out)?;
+        if let Err(mut e) = self.nodes(&mut inner, &parsed.root, data, &mut out) {
+            // Text given to tpl is in no file: point at the tpl call, level
+            // by level, until a template of the chart holds it.
+            if e.template == self.sources[src].name {
+                e.template = self.sources[st.src].name.clone();
+                e.span = span.clone();
+            }
+            return Err(e);
+        }
         Ok(self.unknown_text(out))
     }
 

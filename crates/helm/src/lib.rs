@@ -34,9 +34,9 @@ use std::rc::Rc;
 pub use chart::{Chart, ChartError, ChartFile, Dependency, ImportValue};
 pub use value::{parse_yaml, to_json, to_yaml, Map, Value, ValueSpan, YamlError, UNKNOWN_MARKER};
 
-/// Bounds on a render. Exceeding one is an error naming it (its
-/// `[limits]` key), never a crash or a hang.
-#[derive(Debug, Clone)]
+/// Bounds on a render. Exceeding one is an error naming it, never a crash
+/// or a hang.
+#[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// `include`/`template`/`tpl` nesting.
     pub max_include_depth: usize,

@@ -133,14 +133,27 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         .map(|f| Span::new(f.id, 0, 0))
         .unwrap_or_default();
     let at = rel.declared.as_ref().map_or(chart_at, |(_, loc)| loc.span);
-    let hl = helm::Limits::default();
+    let hl = limits.helm;
     let chart = match helm::Chart::load_dir(&rel.dir, &hl) {
         Ok(c) => c,
         Err(e) => {
-            out.unit.diagnostics.push(
-                Diagnostic::parse_error(format!("chart cannot be read: {e}"), at)
+            // A YAML file of the chart's own folder is pointed into; an
+            // archive or a file not read is the chart as a whole.
+            let file = (!e.path.is_empty() && !e.path.contains(": ") && e.offset.is_some())
+                .then(|| sources.load(&rel.dir.join(&e.path)).ok())
+                .flatten();
+            let mut d = match (file, e.offset) {
+                (Some(f), Some(off)) if off <= f.text.len() => Diagnostic::parse_error(
+                    format!("chart cannot be read: {}", e.message),
+                    Span::new(f.id, off, off),
+                ),
+                _ => Diagnostic::parse_error(format!("chart cannot be read: {e}"), at)
                     .with_label("this chart"),
-            );
+            };
+            if let Some(name) = e.limit {
+                d = d.with_help(limit_help("read", name));
+            }
+            out.unit.diagnostics.push(d);
             out.documents.push(RenderedDocument {
                 source: crate::sources::display_path(&chart_yaml),
                 text: String::new(),
@@ -231,7 +244,7 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
             .map_or(at, |f| span_in(&f, e.span.clone(), at));
         let mut d = Diagnostic::parse_error(e.message.clone(), span);
         if let Some(name) = limit {
-            d = d.with_help(format!("the render stopped at the limit `{name}`"));
+            d = d.with_help(limit_help("render", name));
         }
         out.unit.diagnostics.push(d);
     }
@@ -538,6 +551,13 @@ impl Templates<'_> {
         self.files.insert(template.to_string(), f.clone());
         f
     }
+}
+
+/// The help for a chart that ran into a limit: the engine's
+/// `max-include-depth` is `[limits] helm-include-depth`.
+fn limit_help(what: &str, name: &str) -> String {
+    let key = name.strip_prefix("max-").unwrap_or(name);
+    format!("the {what} stopped at `[limits] helm-{key}`")
 }
 
 fn span_in(f: &SourceFile, r: Range<usize>, fallback: Span) -> Span {

@@ -104,6 +104,8 @@ pub struct Limits {
     /// Fargate profiles per cluster, selectors per profile and labels per
     /// selector that the rules check (some compare them pairwise).
     pub max_list_items: usize,
+    /// Helm chart reads and renders.
+    pub helm: fplint_helm::Limits,
 }
 
 impl Default for Limits {
@@ -115,6 +117,7 @@ impl Default for Limits {
             max_collection: 10_000,
             max_module_depth: 4,
             max_list_items: 1_000,
+            helm: fplint_helm::Limits::default(),
         }
     }
 }
