@@ -3,7 +3,8 @@
 //! model and the rules over parsing stays visible.
 //!
 //! `cargo bench --bench pipeline` (`-- incremental` for the workspace alone,
-//! `-- terragrunt` for the Terragrunt tree)
+//! `-- terragrunt` for the Terragrunt tree, `-- gitops` for 500 Argo CD
+//! Applications)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fplint::lint::{self, ConfigChoice, Options};
@@ -146,6 +147,45 @@ fn terragrunt(c: &mut Criterion) {
     g.finish();
 }
 
+/// A GitOps repository of 500 Argo CD Applications (remote charts,
+/// directories of manifests, a local chart): the whole tree, and one named
+/// Application as pre-commit runs it.
+fn gitops(c: &mut Criterion) {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    };
+    let stats = match xtask::generate_gitops(dir.path(), 500) {
+        Ok(s) => s,
+        Err(e) => panic!("generate: {e}"),
+    };
+    if let Err(e) = std::fs::create_dir(dir.path().join(".git")) {
+        panic!(".git: {e}");
+    }
+    let opts = Options {
+        config: ConfigChoice::Disabled,
+        project_context: true,
+        ..Options::default()
+    };
+    let root = vec![dir.path().to_path_buf()];
+    let app = vec![dir.path().join("apps/app-0009.yaml")];
+    let count = |paths: &[PathBuf]| match lint::run(paths, &opts) {
+        Ok(o) => o.diagnostics.len(),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        count(&root) as u64,
+        stats.findings,
+        "every stray Application"
+    );
+    assert_eq!(count(&app), 1, "the named Application's finding");
+    let mut g = c.benchmark_group("gitops_500_applications");
+    g.sample_size(20);
+    g.bench_function("whole_tree", |b| b.iter(|| count(&root)));
+    g.bench_function("one_named_application", |b| b.iter(|| count(&app)));
+    g.finish();
+}
+
 /// One edit to one file of the 10 MB tree, re-checked by a [`fplint::Workspace`].
 fn incremental(c: &mut Criterion) {
     let dir = match tempfile::tempdir() {
@@ -192,5 +232,5 @@ fn incremental(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline, terragrunt, incremental);
+criterion_group!(benches, pipeline, terragrunt, gitops, incremental);
 criterion_main!(benches);

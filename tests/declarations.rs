@@ -226,3 +226,50 @@ proptest! {
         prop_assert!(spans_inside(&doc, &out));
     }
 }
+
+/// pre-commit names the Application alone: the manifests of the folder it
+/// applies are read for their workloads, so the namespace it gives them is
+/// judged, and a finding inside those manifests (not named) is not shown.
+#[test]
+fn a_named_application_reads_the_folder_it_applies() {
+    let d = tmp();
+    let root = d.path();
+    let _ = std::fs::create_dir(root.join(".git"));
+    write(root, "cluster.yaml", CLUSTER);
+    write(
+        root,
+        "apps/web.yaml",
+        &app("    repoURL: https://git.example.com/shop.git\n    path: services/web\n"),
+    );
+    write(
+        root,
+        "services/web/deployment.yaml",
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: web:1
+",
+    );
+    write(
+        root,
+        "services/web/broken.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec: [1, 2\n",
+    );
+    let named = stdout(&fplint(
+        &["check", "--format", "concise", "apps/web.yaml"],
+        root,
+    ));
+    assert_eq!(
+        named,
+        "apps/web.yaml:13:16: FP011 [error] Deployment `web` in namespace `keda` matches no Fargate profile of cluster `shop` (cluster.yaml), which has no nodes: its pods stay Pending\n"
+    );
+    let all = check(root);
+    assert!(all.contains("apps/web.yaml:13:16: FP011"), "{all}");
+    assert!(all.contains("services/web/broken.yaml:6:1: FP000"), "{all}");
+}

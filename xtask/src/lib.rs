@@ -1,10 +1,12 @@
 //! A synthetic monorepo for benchmarks: every format fplint reads, with
 //! realistic content and a known number of findings.
 
+pub mod gitops;
 pub mod readme;
 pub mod schema;
 pub mod terragrunt;
 
+pub use gitops::generate_gitops;
 pub use terragrunt::generate_terragrunt;
 
 use std::fmt::Write as _;

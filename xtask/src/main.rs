@@ -7,6 +7,10 @@
 //!
 //! Writes a synthetic Terragrunt repository of N units over local modules.
 //!
+//! `cargo run -p xtask -- gen-gitops --out DIR [--apps N]`
+//!
+//! Writes a synthetic GitOps repository of N Argo CD Applications.
+//!
 //! `cargo run -p xtask -- schema KIND SOURCE... [--check]`
 //!
 //! Regenerates (or, with `--check`, compares) a field table under
@@ -20,7 +24,7 @@ use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]");
     std::process::exit(2)
 }
 
@@ -33,7 +37,8 @@ fn main() {
         std::process::exit(xtask::schema_main(&args[1..]));
     }
     let terragrunt = args.first().map(String::as_str) == Some("gen-terragrunt");
-    if !terragrunt && args.first().map(String::as_str) != Some("gen-monorepo") {
+    let gitops = args.first().map(String::as_str) == Some("gen-gitops");
+    if !terragrunt && !gitops && args.first().map(String::as_str) != Some("gen-monorepo") {
         usage();
     }
     let mut out: Option<PathBuf> = None;
@@ -55,11 +60,19 @@ fn main() {
                     .and_then(|v| v.parse().ok())
                     .unwrap_or_else(|| usage())
             }
+            "--apps" if gitops => {
+                units = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| usage())
+            }
             _ => usage(),
         }
     }
     let Some(out) = out else { usage() };
-    let made = if terragrunt {
+    let made = if gitops {
+        xtask::generate_gitops(&out, units)
+    } else if terragrunt {
         xtask::generate_terragrunt(&out, units)
     } else {
         generate(&out, mb * 1024 * 1024)

@@ -82,6 +82,10 @@ pub struct Context {
     /// The cluster search stopped at two clusters (the named files cannot
     /// be assigned by the root anyway), so the run's count is a floor.
     pub partial: bool,
+    /// Manifests in the folders that a named Argo CD `Application` or Flux
+    /// `Kustomization` applies: read for their workloads, which the
+    /// declaration gives a namespace and a cluster, and never reported.
+    pub applied: Vec<Candidate>,
 }
 
 /// Files under the named files' project roots that may define clusters,
@@ -173,11 +177,13 @@ pub fn candidates(
             two.visit(&c).is_none()
         });
         if let Some(files) = two.found() {
+            let applied = applied_by(&named, &have, &files, exclude);
             return Context {
                 roots: roots_shown(),
                 files,
                 builds: builds_including(&named, cwd.as_deref(), &mut projects_of),
                 partial: true,
+                applied,
             };
         }
     }
@@ -264,12 +270,119 @@ pub fn candidates(
             partial = true;
         }
     }
+    let applied = applied_by(&named, &have, &out, exclude);
     Context {
         roots: roots_shown(),
         files: out,
         builds: builds_including(&named, cwd.as_deref(), &mut projects_of),
         partial,
+        applied,
     }
+}
+
+/// Byte strings without which a file declares no folder a controller applies.
+const APPLIER_NEEDLES: &[&[u8]] = &[b"argoproj.io/", b"kustomize.toolkit.fluxcd.io/"];
+
+/// The YAML and JSON files of the folders of this repository that the named
+/// files' Argo CD `Application`s (`source.path`, `sources[].path`) and Flux
+/// `Kustomization`s (`spec.path`) apply, not already read. A folder with a
+/// chart is rendered from its release, and a kustomization is built only
+/// when named or walked: neither is listed here.
+fn applied_by(
+    named: &[&Candidate],
+    have: &HashSet<PathBuf>,
+    context: &[Candidate],
+    exclude: Option<(&GlobSet, &Path)>,
+) -> Vec<Candidate> {
+    use fplint_core::value::Value;
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for c in named {
+        if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&c.path) else {
+            continue;
+        };
+        let bytes = text.as_bytes();
+        if !APPLIER_NEEDLES
+            .iter()
+            .any(|n| bytes.windows(n.len()).any(|w| w == *n))
+        {
+            continue;
+        }
+        let file = fplint_core::source::SourceFile::new(
+            fplint_core::FileId(u32::MAX),
+            c.path.to_string_lossy(),
+            text.as_str(),
+        );
+        let parsed =
+            fplint_core::tree::yaml::parse(&text, file.id, fplint_core::tree::Limits::default());
+        for doc in &parsed.documents {
+            let obj = Value::from_node(doc);
+            let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+            let Some(spec) = obj.get("spec") else {
+                continue;
+            };
+            let mut paths: Vec<&str> = Vec::new();
+            if api.starts_with("argoproj.io/") && kind == "Application" {
+                let sources = spec.get("source").into_iter().chain(
+                    spec.get("sources")
+                        .and_then(Value::as_list)
+                        .into_iter()
+                        .flatten(),
+                );
+                for src in sources {
+                    if src.get("chart").is_none() {
+                        paths.extend(src.get("path").and_then(Value::as_str));
+                    }
+                }
+            } else if api.starts_with("kustomize.toolkit.fluxcd.io/") && kind == "Kustomization" {
+                paths.extend(spec.get("path").and_then(Value::as_str));
+            }
+            for p in paths {
+                let Some(dir) = fplint_core::frontend::release::local_folder(&file, p) else {
+                    continue;
+                };
+                let built = [
+                    "Chart.yaml",
+                    "kustomization.yaml",
+                    "kustomization.yml",
+                    "Kustomization",
+                ]
+                .iter()
+                .any(|k| dir.join(k).is_file());
+                if !built {
+                    folders.push(dir);
+                }
+            }
+        }
+    }
+    if folders.is_empty() {
+        return Vec::new();
+    }
+    folders.sort();
+    folders.dedup();
+    let read: HashSet<PathBuf> = context
+        .iter()
+        .map(|c| c.path.canonicalize().unwrap_or_else(|_| c.path.clone()))
+        .collect();
+    let mut out: Vec<Candidate> = walk::walk(&folders, exclude)
+        .files
+        .into_iter()
+        .filter(|c| !is_tf(&c.path) && walk::is_lintable_name(&c.path))
+        .filter(|c| {
+            let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+            !have.contains(&abs) && !read.contains(&abs)
+        })
+        .map(|mut c| {
+            c.explicit = false;
+            c
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The overlays whose builds read a named YAML or JSON file, one walk per

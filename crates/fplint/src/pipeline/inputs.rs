@@ -140,13 +140,29 @@ pub(crate) static DOCUMENT: Input = Input {
     }),
 };
 
+/// A manifest of a folder that a named Argo CD `Application` or Flux
+/// `Kustomization` applies (see [`crate::context::Context::applied`]): its
+/// workloads are read, for the declaration to place, and nothing in it is
+/// reported. Only planning makes one.
+pub(crate) static APPLIED: Input = Input {
+    recognises: |_| false,
+    forms: Forms::File,
+    calls: None,
+    load: model_applied,
+    home: false,
+    always_ours: false,
+    one_text: None,
+};
+
 /// Every kind, in the order a file is tried against them. A unit's kind
-/// code (see [`Job::kind`]) is its row's place here.
+/// code (see [`Job::kind`]) is its row's place here. The document is last:
+/// it takes what no other row does.
 pub(crate) static INPUTS: &[&Input] = &[
     &TERRAFORM,
     &CALLED_MODULE,
     &KUSTOMIZE_BUILD,
     &CHART,
+    &APPLIED,
     &DOCUMENT,
 ];
 
@@ -197,6 +213,22 @@ fn model_document(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, 
         [c] => load_document(c, job.context, sources, limits),
         _ => (UnitOutput::default(), None),
     }
+}
+
+fn model_applied(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
+    let [c] = job.files() else {
+        return (UnitOutput::default(), None);
+    };
+    let Ok(f) = load_candidate(sources, c) else {
+        return (UnitOutput::default(), None);
+    };
+    let mut unit = guarded(c, sources, || frontend::load_document_file(&f, limits));
+    unit.context_files.push(f.id);
+    let given = std::mem::take(&mut unit.given_files);
+    unit.context_files.extend(given);
+    unit.diagnostics.clear();
+    unit.suppressions.clear();
+    (unit, None)
 }
 
 fn model_terraform(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {

@@ -109,9 +109,10 @@ pub(crate) fn plan_units<'a>(
     let files = &walked.files;
     let found = Some(walked.kustomization_dirs.as_slice());
     let builds = crate::kustomize::plan_with_walked(files, &context.builds, found, sources, limits);
+    let applied = &context.applied;
     let context = &context.files;
     let max = sources.max_file_size;
-    plan_with(files, context, &builds, &|dir, files| {
+    let mut jobs = plan_with(files, context, &builds, &|dir, files| {
         // A Terragrunt unit calls the module of its `terraform { source }`.
         if let [c] = files {
             if crate::terragrunt::is_unit(&c.path) {
@@ -119,7 +120,19 @@ pub(crate) fn plan_units<'a>(
             }
         }
         inputs::local_calls(dir, files, max)
-    })
+    });
+    if !applied.is_empty() {
+        jobs.extend(applied.iter().map(|c| {
+            let job = Job {
+                input: &inputs::APPLIED,
+                shape: Shape::File(c),
+                context: false,
+            };
+            (fplint_core::sources::display_path(&c.path), job)
+        }));
+        jobs.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    jobs
 }
 
 /// A folder unit's folder, whether it is context, and its row of [`INPUTS`].
