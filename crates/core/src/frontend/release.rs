@@ -476,4 +476,77 @@ mod tests {
         );
         assert!(target_value("a,b", None).is_unknown());
     }
+
+    /// The release of `name` in `dir`, with its values parts read.
+    fn read(dir: &Path, name: &str) -> HelmRelease {
+        let sources = Sources::default();
+        let f = match sources.load(&dir.join(name)) {
+            Ok(f) => f,
+            Err(e) => panic!("{e}"),
+        };
+        let mut out = crate::frontend::load_document_file(&f, Limits::default());
+        let mut rel = out.releases.remove(0);
+        read_values_parts(&mut rel, &sources, Limits::default());
+        rel
+    }
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        let path = dir.join(name);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        std::fs::write(path, text).unwrap();
+    }
+
+    const HR: &str = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: lbc, namespace: flux-system}\nspec:\n  chart:\n    spec:\n      chart: aws-load-balancer-controller\n      sourceRef: {kind: HelmRepository, name: eks}\n  valuesFrom:\n    - {kind: Secret, name: lbc}\n  values:\n    clusterName: shop\n";
+
+    #[test]
+    fn a_secret_beside_the_release_is_read_with_spans_into_it() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "hr.yaml", HR);
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: lbc, namespace: flux-system}\nstringData:\n  values.yaml: |\n    vpcId: vpc-1\n";
+        write(d.path(), "secret.yaml", secret);
+        let rel = read(d.path(), "hr.yaml");
+        let v = rel.values.known().unwrap();
+        assert_eq!(v.get("clusterName").and_then(Value::as_str), Some("shop"));
+        let vpc = v.get("vpcId").unwrap();
+        assert_eq!(vpc.as_str(), Some("vpc-1"));
+        let s = vpc.span.unwrap();
+        assert_eq!(&secret[s.start as usize..s.end as usize], "vpc-1");
+        assert_eq!(rel.value_sources.len(), 1);
+    }
+
+    #[test]
+    fn two_objects_of_one_name_or_another_namespace_leave_the_values_unknown() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "hr.yaml", HR);
+        let one = "apiVersion: v1\nkind: Secret\nmetadata: {name: lbc, namespace: flux-system}\nstringData: {values.yaml: \"vpcId: a\"}\n";
+        write(d.path(), "a.yaml", one);
+        write(d.path(), "b.yaml", one);
+        assert!(!read(d.path(), "hr.yaml").values.is_known());
+        let other = one.replace("flux-system", "kube-system");
+        write(d.path(), "a.yaml", &other);
+        write(d.path(), "b.yaml", &other);
+        assert!(!read(d.path(), "hr.yaml").values.is_known());
+    }
+
+    #[test]
+    fn an_argo_ref_file_at_the_repository_root_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), ".git/HEAD", "ref: refs/heads/main\n");
+        write(d.path(), "values.yaml", "vpcId: vpc-2\n");
+        let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: lbc}\nspec:\n  sources:\n    - repoURL: https://aws.github.io/eks-charts\n      chart: aws-load-balancer-controller\n      helm:\n        valueFiles: [$values/values.yaml, $other/values.yaml]\n    - {repoURL: https://example.com/r.git, ref: values}\n  destination: {namespace: kube-system}\n";
+        write(d.path(), "apps/lbc.yaml", app);
+        let rel = read(&d.path().join("apps"), "lbc.yaml");
+        // `$other` names no `ref:` source.
+        assert!(!rel.values.is_known());
+        write(
+            d.path(),
+            "apps/lbc.yaml",
+            &app.replace(", $other/values.yaml", ""),
+        );
+        let rel = read(&d.path().join("apps"), "lbc.yaml");
+        let v = rel.values.known().unwrap();
+        assert_eq!(v.get("vpcId").and_then(Value::as_str), Some("vpc-2"));
+    }
 }
