@@ -549,4 +549,20 @@ mod tests {
         let v = rel.values.known().unwrap();
         assert_eq!(v.get("vpcId").and_then(Value::as_str), Some("vpc-2"));
     }
+
+    #[test]
+    fn helmfile_files_merge_in_order_and_secrets_leave_the_values_unknown() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "v/a.yaml", "vpcId: a\nregion: r\n");
+        write(d.path(), "v/b.yaml", "vpcId: b\n");
+        let hf = "repositories: [{name: eks, url: https://aws.github.io/eks-charts}]\nreleases:\n  - name: lbc\n    namespace: kube-system\n    chart: eks/aws-load-balancer-controller\n    values:\n      - v/a.yaml\n      - {vpcId: inline}\n      - v/b.yaml\n    set:\n      - {name: region, value: s}\n";
+        write(d.path(), "helmfile.yaml", hf);
+        let rel = read(d.path(), "helmfile.yaml");
+        let v = rel.values.known().unwrap();
+        assert_eq!(v.get("vpcId").and_then(Value::as_str), Some("b"));
+        assert_eq!(v.get("region").and_then(Value::as_str), Some("s"));
+        let with_secrets = hf.replace("    set:", "    secrets: [v/s.yaml]\n    set:");
+        write(d.path(), "helmfile.yaml", &with_secrets);
+        assert!(!read(d.path(), "helmfile.yaml").values.is_known());
+    }
 }
