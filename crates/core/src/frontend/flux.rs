@@ -187,6 +187,11 @@ fn values_parts(
         let Some(list) = from.as_list() else {
             return unknown;
         };
+        // A HelmRelease a chart renders: the objects beside it are
+        // templates, not what the chart renders.
+        if in_chart_templates(&file.path) {
+            return unknown;
+        }
         let namespace = obj
             .get("metadata")
             .and_then(|m| m.get("namespace"))
@@ -228,6 +233,14 @@ fn values_parts(
         }
     }
     parts
+}
+
+/// Whether `path` is a template of a chart (`CHART/templates/...`).
+fn in_chart_templates(path: &str) -> bool {
+    Path::new(path).ancestors().skip(1).any(|a| {
+        a.file_name().is_some_and(|n| n == "templates")
+            && a.parent().is_some_and(|c| c.join("Chart.yaml").is_file())
+    })
 }
 
 fn kube_config(spec: &Value, spec_path: &str) -> Option<Located<String>> {

@@ -565,4 +565,21 @@ mod tests {
         write(d.path(), "helmfile.yaml", &with_secrets);
         assert!(!read(d.path(), "helmfile.yaml").values.is_known());
     }
+
+    #[test]
+    fn values_from_beside_a_helmrelease_a_chart_renders_stay_unknown() {
+        let d = tempfile::tempdir().unwrap();
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: lbc, namespace: flux-system}\nstringData: {values.yaml: \"vpcId: a\"}\n";
+        write(
+            d.path(),
+            "platform/Chart.yaml",
+            "apiVersion: v2\nname: platform\nversion: 0.1.0\n",
+        );
+        write(d.path(), "platform/templates/hr.yaml", HR);
+        write(d.path(), "platform/templates/secret.yaml", secret);
+        let templates = d.path().join("platform/templates");
+        assert!(!read(&templates, "hr.yaml").values.is_known());
+        std::fs::remove_file(d.path().join("platform/Chart.yaml")).unwrap();
+        assert!(read(&templates, "hr.yaml").values.is_known());
+    }
 }
