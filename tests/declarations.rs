@@ -225,6 +225,30 @@ proptest! {
         let out = lint_bytes("t.template.yaml", doc.as_bytes(), &Options::default());
         prop_assert!(spans_inside(&doc, &out));
     }
+
+    /// A values file, ConfigMap or Secret holding anything: the values are
+    /// read or unknown, never a crash, and every finding's span lies in
+    /// its own file.
+    #[test]
+    fn malformed_values_files_and_objects_never_crash(kind in 0usize..3, w in wrong()) {
+        let d = tmp();
+        write(d.path(), "cluster.yaml", CLUSTER);
+        write(d.path(), "values.yaml", &format!("vpcId: {w}\nregion: {w}\n"));
+        write(d.path(), "other.yaml", &format!("{w}\n"));
+        write(d.path(), "cm.yaml", &format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: v, namespace: kube-system}}\ndata:\n  values.yaml: {w}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: kube-system}}\ndata: {{values.yaml: {w}, flag: {w}}}\n"));
+        let (name, doc) = match kind {
+            0 => ("app.yaml", format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: lbc}}\nspec:\n  sources:\n    - chart: aws-load-balancer-controller\n      repoURL: https://aws.github.io/eks-charts\n      helm:\n        ignoreMissingValueFiles: {w}\n        valueFiles: [$v/values.yaml, $v/other.yaml, {w}]\n    - {{repoURL: https://example.com/r.git, ref: v}}\n  destination: {{namespace: kube-system}}\n")),
+            1 => ("hr.yaml", format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: lbc, namespace: kube-system}}\nspec:\n  chart:\n    spec:\n      chart: aws-load-balancer-controller\n      sourceRef: {{kind: HelmRepository, name: eks}}\n  valuesFrom:\n    - {{kind: ConfigMap, name: v}}\n    - {{kind: Secret, name: s, valuesKey: flag, targetPath: {w}}}\n    - {{kind: Secret, name: s}}\n    - {w}\n")),
+            _ => ("helmfile.yaml", format!("repositories: [{{name: eks, url: https://aws.github.io/eks-charts}}]\nreleases:\n  - name: lbc\n    namespace: kube-system\n    chart: eks/aws-load-balancer-controller\n    values: [values.yaml, other.yaml, {w}]\n")),
+        };
+        write(d.path(), name, &doc);
+        let out = common::lint(&[d.path().to_path_buf()]);
+        for diag in out.diagnostics() {
+            let Some(f) = out.sources.get(diag.span.file) else { continue };
+            let r = diag.span.start as usize..diag.span.end as usize;
+            prop_assert!(r.start <= r.end && r.end <= f.text.len(), "{}", f.path);
+        }
+    }
 }
 
 /// pre-commit names the Application alone: the manifests of the folder it

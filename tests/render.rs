@@ -262,3 +262,122 @@ fn a_rendered_finding_relates_the_release_and_the_values_line() {
         "{v:#}"
     );
 }
+
+/// A finding's related spans: file, line and message.
+fn related_of(case: &str) -> Vec<(String, u64, String)> {
+    let o = fplint(
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "--select",
+            "FP014",
+            case,
+        ],
+        repo(),
+    );
+    let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {}", stdout(&o)),
+    };
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1), "{v:#}");
+    v["diagnostics"][0]["related"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap_or_default().to_string(),
+                r["line"].as_u64().unwrap_or_default(),
+                r["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_finding_relates_the_line_of_the_values_file_a_declaration_names() {
+    let set = "the value is set here".to_string();
+    for (case, declaration, line, values, at) in [
+        (
+            "tests/fixtures/FP014/fire_argocd_local_chart_values_file",
+            "proxy-app.yaml",
+            9,
+            "charts/proxy/values-edge.yaml",
+            1,
+        ),
+        (
+            "tests/fixtures/FP014/fire_flux_values_files",
+            "proxy-release.yaml",
+            2,
+            "charts/proxy/values-edge.yaml",
+            1,
+        ),
+        (
+            "tests/fixtures/FP014/fire_flux_values_from_configmap",
+            "proxy-release.yaml",
+            2,
+            "proxy-values.yaml",
+            8,
+        ),
+        (
+            "tests/fixtures/FP014/fire_flux_values_from_secret_target_path",
+            "proxy-release.yaml",
+            2,
+            "proxy-flags.yaml",
+            7,
+        ),
+        (
+            "tests/fixtures/FP014/fire_helmfile_values_file",
+            "helmfile.yaml",
+            2,
+            "values/edge.yaml",
+            2,
+        ),
+    ] {
+        assert_eq!(
+            related_of(case),
+            [
+                (
+                    format!("{case}/{declaration}"),
+                    line,
+                    "release `proxy` renders it here".to_string()
+                ),
+                (format!("{case}/{values}"), at, set.clone()),
+            ],
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn render_shows_the_value_a_values_file_sets_and_unknown_for_one_it_cannot_read() {
+    let mut shown = String::new();
+    for file in [
+        "tests/fixtures/FP014/fire_argocd_local_chart_values_file/proxy-app.yaml",
+        "tests/fixtures/FP014/quiet_argocd_missing_value_file/proxy-app.yaml",
+        "tests/fixtures/FP014/fire_flux_values_from_configmap/proxy-release.yaml",
+        "tests/fixtures/FP014/quiet_flux_values_from_elsewhere/proxy-release.yaml",
+        "tests/fixtures/FP014/fire_helmfile_values_file/helmfile.yaml",
+        "tests/fixtures/FP014/quiet_helmfile_gotmpl_values_file/helmfile.yaml",
+    ] {
+        let o = fplint(&["render", "--no-config", file], repo());
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+        let out = stdout(&o);
+        let host = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("hostNetwork:"))
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let want = if file.contains("/fire_") {
+            "hostNetwork: true"
+        } else {
+            "hostNetwork: __FPLINT_UNKNOWN__"
+        };
+        assert_eq!(host, want, "{file}:\n{out}");
+        shown.push_str(&out);
+    }
+    insta::assert_snapshot!("render_values_files", shown);
+}

@@ -30,7 +30,8 @@ leaf!(
     crate::model::AppliedBy,
     crate::model::RootReference,
     VariantKind,
-    std::path::PathBuf
+    std::path::PathBuf,
+    crate::model::ValuesPart
 );
 
 impl Compact for String {
@@ -171,6 +172,7 @@ fields!(HelmRelease {
     chart_dir,
     cluster_key,
     destination,
+    values_parts,
 });
 fields!(ValueSource { kind, loc, origin });
 fields!(NodeGroup { name, loc, managed });

@@ -663,6 +663,43 @@ pub struct HelmRelease {
     /// or `server`, Flux's `kubeConfig`): the release runs there, not where
     /// its file lies.
     pub destination: Option<Located<String>>,
+    /// The declaration's values in merge order when some part lies in
+    /// another file (a values file, a ConfigMap): `values` stays unknown
+    /// until the run reads those files
+    /// ([`crate::frontend::release::read_values_parts`]).
+    pub values_parts: Vec<ValuesPart>,
+}
+
+/// One part of a release's values, in the declaration's merge order.
+#[derive(Clone, Debug)]
+pub enum ValuesPart {
+    /// Values the declaration writes itself, with their spans.
+    Given(Known<crate::value::Value>),
+    /// A values file of the repository (a path from the working directory),
+    /// named at `at`; `skip_missing` when the declaration skips a missing one.
+    File {
+        path: std::path::PathBuf,
+        at: Span,
+        skip_missing: bool,
+    },
+    /// A key of a ConfigMap or Secret of the repository, looked for in the
+    /// YAML files of `folder`; with `target_path`, one value set at that
+    /// dotted path.
+    Object {
+        secret: bool,
+        name: String,
+        namespace: Option<String>,
+        key: String,
+        target_path: Option<String>,
+        folder: std::path::PathBuf,
+        at: Span,
+    },
+    /// One `--set`-style value at a dotted path, named at `at`.
+    Set {
+        path: String,
+        leaf: crate::value::Value,
+        at: Option<Span>,
+    },
 }
 
 /// A folder of this repository whose manifests a controller applies.
@@ -718,6 +755,7 @@ impl HelmRelease {
             chart_dir: None,
             cluster_key: None,
             destination: None,
+            values_parts: Vec::new(),
         }
     }
 

@@ -55,6 +55,11 @@ const MAX_NESTING: usize = 4;
 pub(crate) fn render_declared(unit: &mut UnitOutput, sources: &Sources, limits: Limits) {
     let mut from = 0;
     for _ in 0..MAX_NESTING {
+        // Values files and ConfigMaps the declarations name, read now that
+        // files can be.
+        for r in &mut unit.releases[from..] {
+            fplint_core::frontend::release::read_values_parts(r, sources, limits);
+        }
         let inputs: Vec<ChartRelease> = unit.releases[from..]
             .iter()
             .filter(|r| r.applied_by == AppliedBy::Controller)

@@ -6,11 +6,12 @@
 //! Git path, a folder of manifests read on its own) add no release.
 
 use super::kubernetes::{join, loc_of, located_str};
-use super::release::{self, from_yaml_string, merge_into, set_path, typed};
+use super::release::{self, from_yaml_string, typed};
 use super::UnitOutput;
-use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located};
+use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;
 use crate::value::{Value, ValueKind};
+use std::path::Path;
 
 /// Whether an object is an Argo CD `Application`.
 pub fn recognise(api: &str, kind: &str) -> bool {
@@ -73,7 +74,8 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         };
         rel.namespace = namespace.clone();
         rel.destination = destination.clone();
-        rel.values = helm_values(file, helm, &refs);
+        let parts = helm_values(file, helm, &refs, rel.chart_dir.clone().as_deref());
+        release::settle(&mut rel, parts);
         out.releases.push(rel);
     }
 }
@@ -168,63 +170,86 @@ fn directory_of(
     })
 }
 
-/// A `$ref/path` values file of another source of the Application, when
-/// the file is in this repository: its values, located at the entry that
-/// names it. Any other value file is the chart's own: unknown.
-fn ref_values(file: &SourceFile, entry: &Value, refs: &[&str]) -> Known<Value> {
-    let Some(text) = entry.as_str() else {
-        return Known::Unknown;
+/// A values file that a source names, as a part of its values: relative to
+/// the chart's folder when the chart is in this repository, or `$ref/path`
+/// of a `ref:` source whose file exists in this repository. Any other (a
+/// file of a remote chart, a URL) is unknown.
+fn value_file(
+    file: &SourceFile,
+    entry: &Value,
+    refs: &[&str],
+    chart_dir: Option<&Path>,
+    skip_missing: bool,
+) -> ValuesPart {
+    let unknown = ValuesPart::Given(Known::Unknown);
+    let (Some(text), Some(at)) = (entry.as_str(), entry.span) else {
+        return unknown;
     };
-    let Some((r, rel)) = text.strip_prefix('$').and_then(|t| t.split_once('/')) else {
-        return Known::Unknown;
+    let path = match text.strip_prefix('$') {
+        Some(t) => {
+            let Some((r, rel)) = t.split_once('/') else {
+                return unknown;
+            };
+            if !refs.contains(&r) {
+                return unknown;
+            }
+            // `$values` is the root of the `ref:` source's repository: taken
+            // as this one when the file exists in it.
+            match release::local_file(file, rel) {
+                Some(p) => p,
+                None => return unknown,
+            }
+        }
+        None => match chart_dir.and_then(|d| release::values_file(d, text)) {
+            Some(p) => p,
+            None => return unknown,
+        },
     };
-    if !refs.contains(&r) {
-        return Known::Unknown;
-    }
-    let (dir, name) = rel.rsplit_once('/').unwrap_or((".", rel));
-    let Some(folder) = release::local_folder(file, dir) else {
-        return Known::Unknown;
-    };
-    let path = folder.join(name);
-    // A values file is small; anything else is not read.
-    if std::fs::metadata(&path).map_or(true, |m| m.len() > 4 << 20) {
-        return Known::Unknown;
-    }
-    match std::fs::read_to_string(path) {
-        Ok(t) => release::from_embedded(&t, entry.span),
-        Err(_) => Known::Unknown,
+    ValuesPart::File {
+        path,
+        at,
+        skip_missing,
     }
 }
 
 /// Argo CD's order: value files, then `values` (or `valuesObject`, which
 /// wins over it), then `parameters`.
-fn helm_values(file: &SourceFile, helm: Option<&Value>, refs: &[&str]) -> Known<Value> {
-    let mut acc = Known::Known(release::empty());
-    let Some(helm) = helm else { return acc };
+fn helm_values(
+    file: &SourceFile,
+    helm: Option<&Value>,
+    refs: &[&str],
+    chart_dir: Option<&Path>,
+) -> Vec<ValuesPart> {
+    let unknown = vec![ValuesPart::Given(Known::Unknown)];
+    let mut parts = Vec::new();
+    let Some(helm) = helm else { return parts };
     if !matches!(helm.kind, ValueKind::Map(_)) {
-        return Known::Unknown;
+        return unknown;
     }
+    let skip_missing = helm
+        .get("ignoreMissingValueFiles")
+        .is_some_and(|b| matches!(b.kind, ValueKind::Bool(true)));
     if let Some(files) = helm.get("valueFiles") {
         let Some(list) = files.as_list() else {
-            return Known::Unknown;
+            return unknown;
         };
         for f in list {
-            merge_into(&mut acc, ref_values(file, f, refs));
+            parts.push(value_file(file, f, refs, chart_dir, skip_missing));
         }
     }
     match (helm.get("valuesObject"), helm.get("values")) {
-        (Some(obj), _) => merge_into(&mut acc, Known::Known(obj.clone())),
-        (None, Some(text)) => merge_into(&mut acc, from_yaml_string(file, text)),
+        (Some(obj), _) => parts.push(ValuesPart::Given(Known::Known(obj.clone()))),
+        (None, Some(text)) => parts.push(ValuesPart::Given(from_yaml_string(file, text))),
         (None, None) => {}
     }
     if let Some(params) = helm.get("parameters") {
         let Some(list) = params.as_list() else {
-            return Known::Unknown;
+            return unknown;
         };
         for p in list {
             let (Some(name), Some(value)) = (p.get("name").and_then(Value::as_str), p.get("value"))
             else {
-                return Known::Unknown;
+                return unknown;
             };
             let force_string = p
                 .get("forceString")
@@ -233,8 +258,12 @@ fn helm_values(file: &SourceFile, helm: Option<&Value>, refs: &[&str]) -> Known<
                 Some(s) if !force_string => typed(s, value.span),
                 _ => value.clone(),
             };
-            set_path(&mut acc, name, leaf, p.get("name").and_then(|n| n.span));
+            parts.push(ValuesPart::Set {
+                path: name.to_string(),
+                leaf,
+                at: p.get("name").and_then(|n| n.span),
+            });
         }
     }
-    acc
+    parts
 }

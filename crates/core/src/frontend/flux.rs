@@ -3,15 +3,17 @@
 //! profiles exist. A chart from a `HelmRepository` or `OCIRepository` is
 //! named by `chart.spec.chart`; a `GitRepository` chart path that exists in
 //! this repository is a local chart, whose content is unknown until
-//! rendered. `valuesFrom` makes the values unknown; `kubeConfig` names
-//! another cluster.
+//! rendered. `valuesFiles` of such a chart and `valuesFrom` ConfigMaps and
+//! Secrets beside the declaration are read once files can be; `kubeConfig`
+//! names another cluster.
 
 use super::kubernetes::{join, loc_of, located_str};
-use super::release::{self, merge_into};
+use super::release;
 use super::UnitOutput;
-use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located};
+use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;
 use crate::value::{Value, ValueKind};
+use std::path::Path;
 
 /// Whether an object is a Flux `HelmRelease`.
 pub fn recognise(api: &str, kind: &str) -> bool {
@@ -41,14 +43,18 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         loc_of(obj.get("kind").unwrap_or(obj), &join(path, "kind")),
         AppliedBy::Controller,
     );
+    // The root of the source the chart is in, when it is this repository.
+    let mut repo_base = None;
     match source_kind {
         "HelmRepository" | "OCIRepository" => {}
         "GitRepository" | "Bucket" => {
             let local = chart
                 .as_str()
-                .and_then(|c| release::local_folder(file, c))
-                .filter(|d| d.join("Chart.yaml").is_file());
-            let Some(dir) = local else { return };
+                .and_then(|c| release::local_base(file, c))
+                .map(|(base, c)| (base.join(c), base))
+                .filter(|(d, _)| d.join("Chart.yaml").is_file());
+            let Some((dir, base)) = local else { return };
+            repo_base = Some(base);
             let name = dir
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -88,20 +94,8 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         (None, None) => Located::new(Known::Unknown, rel.loc.clone()),
     };
     rel.destination = kube_config(spec, &spec_path);
-    // Values files of the chart's source are not read yet.
-    if rel.local_chart && chart_spec.get("valuesFiles").is_some() {
-        rel.values = Known::Unknown;
-    } else if spec.get("valuesFrom").is_some() {
-        // ConfigMaps and Secrets merged in are not read yet.
-        rel.values = Known::Unknown;
-    } else if let Some(v) = spec.get("values") {
-        match v.kind {
-            ValueKind::Map(_) | ValueKind::Null => {
-                merge_into(&mut rel.values, Known::Known(v.clone()))
-            }
-            _ => rel.values = Known::Unknown,
-        }
-    }
+    let parts = values_parts(file, obj, spec, chart_spec, &rel, repo_base.as_deref());
+    release::settle(&mut rel, parts);
     out.releases.push(rel);
 }
 
@@ -135,6 +129,118 @@ pub fn load_kustomization(file: &SourceFile, obj: &Value, path: &str, out: &mut 
         override_namespace: true,
         destination: kube_config(spec, &spec_path),
     });
+}
+
+/// Flux's order: `valuesFrom` in order, then `values`, over the chart's
+/// values, which `valuesFiles` replace.
+fn values_parts(
+    file: &SourceFile,
+    obj: &Value,
+    spec: &Value,
+    chart_spec: &Value,
+    rel: &HelmRelease,
+    repo_base: Option<&Path>,
+) -> Vec<ValuesPart> {
+    let unknown = vec![ValuesPart::Given(Known::Unknown)];
+    let mut parts = Vec::new();
+    let files: Vec<&Value> = match (chart_spec.get("valuesFiles"), chart_spec.get("valuesFile")) {
+        (None, None) => Vec::new(),
+        (Some(list), None) => match list.as_list() {
+            Some(l) => l.iter().collect(),
+            None => return unknown,
+        },
+        (None, Some(one)) => vec![one],
+        (Some(_), Some(_)) => return unknown,
+    };
+    if !files.is_empty() {
+        // Paths are from the source's root. They replace the chart's own
+        // values: read only when the first is the chart's `values.yaml`,
+        // so that layering them over it is what Flux builds.
+        let (Some(base), Some(dir)) = (repo_base, rel.chart_dir.as_deref()) else {
+            return unknown;
+        };
+        let skip_missing = chart_spec
+            .get("ignoreMissingValuesFiles")
+            .is_some_and(|b| matches!(b.kind, ValueKind::Bool(true)));
+        let own = std::fs::canonicalize(dir.join("values.yaml")).ok();
+        for (i, f) in files.iter().enumerate() {
+            let (Some(text), Some(at)) = (f.as_str(), f.span) else {
+                return unknown;
+            };
+            let Some(path) = release::values_file(base, text) else {
+                return unknown;
+            };
+            if i == 0 {
+                if own.is_none() || std::fs::canonicalize(&path).ok() != own {
+                    return unknown;
+                }
+                continue;
+            }
+            parts.push(ValuesPart::File {
+                path,
+                at,
+                skip_missing,
+            });
+        }
+    }
+    if let Some(from) = spec.get("valuesFrom") {
+        let Some(list) = from.as_list() else {
+            return unknown;
+        };
+        // A HelmRelease a chart renders: the objects beside it are
+        // templates, not what the chart renders.
+        if in_chart_templates(&file.path) {
+            return unknown;
+        }
+        let namespace = obj
+            .get("metadata")
+            .and_then(|m| m.get("namespace"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let folder = Path::new(&file.path)
+            .parent()
+            .map(|p| match p.as_os_str().is_empty() {
+                true => Path::new(".").to_path_buf(),
+                false => p.to_path_buf(),
+            });
+        for item in list {
+            let text = |k: &str| item.get(k).and_then(Value::as_str);
+            let secret = match text("kind") {
+                Some("ConfigMap") => false,
+                Some("Secret") => true,
+                _ => return unknown,
+            };
+            let (Some(name), Some(folder)) = (text("name"), folder.clone()) else {
+                return unknown;
+            };
+            parts.push(ValuesPart::Object {
+                secret,
+                name: name.to_string(),
+                namespace: namespace.clone(),
+                key: text("valuesKey").unwrap_or("values.yaml").to_string(),
+                target_path: text("targetPath").map(str::to_string),
+                folder,
+                at: item.span.unwrap_or(rel.loc.span),
+            });
+        }
+    }
+    if let Some(v) = spec.get("values") {
+        match v.kind {
+            ValueKind::Map(_) | ValueKind::Null => {
+                parts.push(ValuesPart::Given(Known::Known(v.clone())))
+            }
+            _ => return unknown,
+        }
+    }
+    parts
+}
+
+/// Whether `path` is a template of a chart (`CHART/templates/...`).
+fn in_chart_templates(path: &str) -> bool {
+    Path::new(path).ancestors().skip(1).any(|a| {
+        a.file_name().is_some_and(|n| n == "templates")
+            && a.parent().is_some_and(|c| c.join("Chart.yaml").is_file())
+    })
 }
 
 fn kube_config(spec: &Value, spec_path: &str) -> Option<Located<String>> {

@@ -2,15 +2,15 @@
 //! helmfile applies to a cluster that already exists (it is run by hand or
 //! by a pipeline after the cluster), so ordering against profiles never
 //! applies. `chart` is `repo/name` with the repository from
-//! `repositories:`, or a local folder (unknown content). Values files are
-//! not read (the values are unknown); inline values and `set` are merged in
-//! helmfile's order. Templated parts (`{{ ... }}`) are unknown; a file
+//! `repositories:`, or a local folder (unknown content). Values files
+//! (relative to the helmfile), inline values and `set` are merged in
+//! helmfile's order; values files are read once files can be. Templated parts (`{{ ... }}`) are unknown; a file
 //! that only parses once rendered is skipped.
 
 use super::kubernetes::{join, loc_of, located_str};
-use super::release::{self, merge_into, set_path, typed};
+use super::release::{self, typed};
 use super::UnitOutput;
-use crate::model::{AppliedBy, HelmRelease, Known, Located};
+use crate::model::{AppliedBy, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;
 use crate::tree::Parsed;
 use crate::value::{Value, ValueKind};
@@ -99,49 +99,78 @@ fn read_release(
     rel.version = r
         .get("version")
         .map(|v| located_str(v, &join(path, "version")));
-    rel.values = values(r);
+    let parts = values(file, r);
+    release::settle(&mut rel, parts);
     Some(rel)
 }
 
-/// Inline values in order, then `set`; a values file, a templated entry
+/// `values` in order (files relative to the helmfile, inline maps), then
+/// `set`. A templated values file (`.gotmpl`), `secrets`, a templated entry
 /// or a value of the wrong type makes them unknown.
-fn values(r: &Value) -> Known<Value> {
-    let mut acc = Known::Known(release::empty());
+fn values(file: &SourceFile, r: &Value) -> Vec<ValuesPart> {
+    let unknown = vec![ValuesPart::Given(Known::Unknown)];
+    let mut parts = Vec::new();
+    // sops-encrypted files: their content is not in the repository's text.
+    if r.get("secrets").is_some() || r.get("valuesTemplate").is_some() {
+        return unknown;
+    }
+    let dir = std::path::Path::new(&file.path)
+        .parent()
+        .map(|p| match p.as_os_str().is_empty() {
+            true => std::path::PathBuf::from("."),
+            false => p.to_path_buf(),
+        });
     if let Some(list) = r.get("values") {
         let Some(items) = list.as_list() else {
-            return Known::Unknown;
+            return unknown;
         };
         for it in items {
-            match it.kind {
-                ValueKind::Map(_) => merge_into(&mut acc, Known::Known(it.clone())),
-                _ => return Known::Unknown,
+            match &it.kind {
+                ValueKind::Map(_) => {
+                    let mut v = it.clone();
+                    templated_unknown(&mut v, 0);
+                    parts.push(ValuesPart::Given(Known::Known(v)));
+                }
+                ValueKind::String(p) if !p.contains("{{") && !p.ends_with(".gotmpl") => {
+                    let path = dir.as_deref().and_then(|d| release::values_file(d, p));
+                    let (Some(path), Some(at)) = (path, it.span) else {
+                        return unknown;
+                    };
+                    parts.push(ValuesPart::File {
+                        path,
+                        at,
+                        skip_missing: false,
+                    });
+                }
+                _ => return unknown,
             }
         }
     }
     if let Some(set) = r.get("set") {
         let Some(items) = set.as_list() else {
-            return Known::Unknown;
+            return unknown;
         };
         for s in items {
             let (Some(name), Some(value)) = (s.get("name").and_then(Value::as_str), s.get("value"))
             else {
-                return Known::Unknown;
+                return unknown;
             };
             if name.contains("{{") {
-                return Known::Unknown;
+                return unknown;
             }
             let leaf = match value.as_str() {
                 Some(v) if v.contains("{{") => Value::unknown(value.span),
                 Some(v) => typed(v, value.span),
                 None => value.clone(),
             };
-            set_path(&mut acc, name, leaf, s.get("name").and_then(|n| n.span));
+            parts.push(ValuesPart::Set {
+                path: name.to_string(),
+                leaf,
+                at: s.get("name").and_then(|n| n.span),
+            });
         }
     }
-    if let Known::Known(v) = &mut acc {
-        templated_unknown(v, 0);
-    }
-    acc
+    parts
 }
 
 /// Strings helmfile renders are unknown.

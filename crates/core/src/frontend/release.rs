@@ -3,10 +3,12 @@
 //! `--set`-style parameters.
 
 use super::terraform::helm::{insert, merge, parse_path};
-use crate::model::Known;
+use crate::model::{HelmRelease, Known, Loc, ValueSource, ValueSourceKind, ValuesPart};
 use crate::source::{FileId, SourceFile, Span};
+use crate::sources::{LoadError, Sources};
 use crate::tree::{self, Limits};
 use crate::value::{Value, ValueKind};
+use std::path::{Path, PathBuf};
 
 /// An empty values map.
 pub fn empty() -> Value {
@@ -167,22 +169,43 @@ pub fn typed(s: &str, at: Option<Span>) -> Value {
 /// Whether a folder `rel` (as a declaration writes it, relative to the
 /// repository's root) exists under the repository holding `file`: the
 /// nearest ancestor folder where it exists, up to the one holding `.git`.
-pub fn local_folder(file: &SourceFile, rel: &str) -> Option<std::path::PathBuf> {
+pub fn local_folder(file: &SourceFile, rel: &str) -> Option<PathBuf> {
+    let (base, rel) = local_base(file, rel)?;
+    Some(base.join(rel))
+}
+
+/// The folder [`local_folder`] finds `rel` under (the repository's root as
+/// the declaration sees it), and `rel` cleaned.
+pub fn local_base<'a>(file: &SourceFile, rel: &'a str) -> Option<(PathBuf, &'a str)> {
+    local_path(file, rel, Path::is_dir)
+}
+
+/// A file `rel` of the repository holding `file`, found as [`local_folder`]
+/// finds folders.
+pub fn local_file(file: &SourceFile, rel: &str) -> Option<PathBuf> {
+    let (base, rel) = local_path(file, rel, Path::is_file)?;
+    Some(base.join(rel))
+}
+
+fn local_path<'a>(
+    file: &SourceFile,
+    rel: &'a str,
+    exists: fn(&Path) -> bool,
+) -> Option<(PathBuf, &'a str)> {
     let rel = rel.trim().trim_start_matches("./").trim_end_matches('/');
     if rel.is_empty() || rel.contains("..") || rel.starts_with('/') || rel.contains("://") {
         return None;
     }
-    let mut dir = std::path::Path::new(&file.path).parent();
+    let mut dir = Path::new(&file.path).parent();
     for _ in 0..32 {
         let d = dir?;
         let base = if d.as_os_str().is_empty() {
-            std::path::Path::new(".")
+            Path::new(".")
         } else {
             d
         };
-        let cand = base.join(rel);
-        if cand.is_dir() {
-            return Some(cand);
+        if exists(&base.join(rel)) {
+            return Some((base.to_path_buf(), rel));
         }
         if base.join(".git").exists() {
             return None;
@@ -190,6 +213,232 @@ pub fn local_folder(file: &SourceFile, rel: &str) -> Option<std::path::PathBuf> 
         dir = d.parent();
     }
     None
+}
+
+/// A values file path as a declaration writes it, joined to `base`; `None`
+/// for a URL, an absolute path or one with variables the tool expands.
+pub fn values_file(base: &Path, rel: &str) -> Option<PathBuf> {
+    let rel = rel.trim();
+    if rel.is_empty() || rel.starts_with('/') || rel.contains("://") || rel.contains('$') {
+        return None;
+    }
+    Some(base.join(rel.trim_start_matches("./")))
+}
+
+/// Give a release its values parts: merged now when all are written in the
+/// declaration, else kept for [`read_values_parts`] with the values unknown
+/// until then.
+pub fn settle(rel: &mut HelmRelease, parts: Vec<ValuesPart>) {
+    let elsewhere = parts
+        .iter()
+        .any(|p| matches!(p, ValuesPart::File { .. } | ValuesPart::Object { .. }));
+    rel.values_parts = parts;
+    if elsewhere {
+        rel.values = Known::Unknown;
+    } else {
+        read_values_parts(rel, &Sources::default(), Limits::default());
+    }
+}
+
+/// Files of one folder looked through for a ConfigMap or Secret, at most.
+const MAX_FOLDER_FILES: usize = 256;
+
+/// Read the parts of a release's values that lie in other files of the
+/// repository (values files, ConfigMaps, Secrets) and merge every part in
+/// order into `values`, keeping spans into those files. A part that cannot
+/// be read leaves the values unknown.
+pub fn read_values_parts(rel: &mut HelmRelease, sources: &Sources, limits: Limits) {
+    if rel.values_parts.is_empty() {
+        return;
+    }
+    let parts = std::mem::take(&mut rel.values_parts);
+    let mut acc = Known::Known(empty());
+    for part in parts {
+        match part {
+            ValuesPart::Given(v) => merge_into(&mut acc, v),
+            ValuesPart::Set { path, leaf, at } => set_path(&mut acc, &path, leaf, at),
+            ValuesPart::File {
+                path,
+                at,
+                skip_missing,
+            } => match sources.load(&path) {
+                Ok(f) => {
+                    rel.value_sources.push(ValueSource {
+                        kind: ValueSourceKind::File,
+                        loc: Loc::new(at, format!("{}.values", rel.loc.path)),
+                        origin: Some(Span::new(f.id, 0, f.text.len())),
+                    });
+                    merge_into(&mut acc, file_values(&f, limits));
+                }
+                // Missing, as the declaration allows: skipped.
+                Err(LoadError::Io { .. }) if skip_missing && !path.exists() => {}
+                Err(_) => acc = Known::Unknown,
+            },
+            ValuesPart::Object {
+                secret,
+                name,
+                namespace,
+                key,
+                target_path,
+                folder,
+                at,
+            } => {
+                let found = find_object(
+                    sources,
+                    limits,
+                    &folder,
+                    secret,
+                    &name,
+                    namespace.as_deref(),
+                );
+                let Some((f, obj)) = found else {
+                    acc = Known::Unknown;
+                    break;
+                };
+                let (entry, encoded) = match (obj.get("stringData"), obj.get("data")) {
+                    (Some(sd), _) if secret && sd.get(&key).is_some() => (sd.get(&key), false),
+                    (_, Some(d)) => (d.get(&key), secret),
+                    _ => (None, false),
+                };
+                let Some(entry) = entry else {
+                    acc = Known::Unknown;
+                    break;
+                };
+                rel.value_sources.push(ValueSource {
+                    kind: ValueSourceKind::File,
+                    loc: Loc::new(at, format!("{}.valuesFrom", rel.loc.path)),
+                    origin: entry.span.or(obj.span),
+                });
+                let text = match (encoded, entry.as_str()) {
+                    (true, Some(t)) => base64(t),
+                    (false, Some(t)) => Some(t.to_string()),
+                    _ => None,
+                };
+                let Some(text) = text else {
+                    acc = Known::Unknown;
+                    break;
+                };
+                match target_path {
+                    Some(p) => set_path(&mut acc, &p, target_value(&text, entry.span), entry.span),
+                    None if encoded => merge_into(&mut acc, from_embedded(&text, entry.span)),
+                    None => merge_into(&mut acc, from_yaml_string(&f, entry)),
+                }
+            }
+        }
+        if !acc.is_known() {
+            break;
+        }
+    }
+    rel.values = acc;
+}
+
+/// A values file's values, with spans into it; unknown when it is not a
+/// YAML map.
+fn file_values(f: &SourceFile, limits: Limits) -> Known<Value> {
+    let parsed = tree::yaml::parse(&f.text, f.id, limits);
+    if parsed.error.is_some() {
+        return Known::Unknown;
+    }
+    match parsed.documents.first() {
+        None => Known::Known(empty()),
+        Some(doc) => Known::Known(Value::from_node(doc)),
+    }
+}
+
+/// The one ConfigMap (or Secret) named `name` in `namespace` among the
+/// YAML files of `folder`, with its file; `None` when there is none, or
+/// more than one.
+fn find_object(
+    sources: &Sources,
+    limits: Limits,
+    folder: &Path,
+    secret: bool,
+    name: &str,
+    namespace: Option<&str>,
+) -> Option<(std::sync::Arc<SourceFile>, Value)> {
+    let kind = if secret { "Secret" } else { "ConfigMap" };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .take(MAX_FOLDER_FILES + 1)
+        .collect();
+    if files.len() > MAX_FOLDER_FILES {
+        return None;
+    }
+    files.sort();
+    let mut found = None;
+    for path in files {
+        let Ok(f) = sources.load(&path) else { continue };
+        // Cheap test before parsing.
+        if !f.text.contains(kind) || !f.text.contains(name) {
+            continue;
+        }
+        let parsed = tree::yaml::parse(&f.text, f.id, limits);
+        for doc in &parsed.documents {
+            let v = Value::from_node(doc);
+            let meta = v.get("metadata");
+            let matches = v.get("apiVersion").and_then(Value::as_str) == Some("v1")
+                && v.get("kind").and_then(Value::as_str) == Some(kind)
+                && meta.and_then(|m| m.get("name")).and_then(Value::as_str) == Some(name)
+                && meta
+                    .and_then(|m| m.get("namespace"))
+                    .and_then(Value::as_str)
+                    == namespace;
+            if matches {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((f.clone(), v));
+            }
+        }
+    }
+    found
+}
+
+/// A value Flux sets at a `targetPath`: quoted, a string; otherwise typed
+/// as `--set` types it. A list or several values (`{a,b}`, `a,b`) is
+/// unknown.
+fn target_value(text: &str, at: Option<Span>) -> Value {
+    let quoted = text.len() >= 2
+        && ((text.starts_with('"') && text.ends_with('"'))
+            || (text.starts_with('\'') && text.ends_with('\'')));
+    if quoted {
+        let inner = text.trim_matches(['"', '\'']);
+        if inner.contains(',') {
+            return Value::unknown(at);
+        }
+        return Value::new(ValueKind::String(inner.to_string()), at);
+    }
+    if text.contains([',', '{', '\\']) {
+        return Value::unknown(at);
+    }
+    typed(text, at)
+}
+
+/// Standard base64 (with or without padding, ignoring whitespace) as UTF-8.
+fn base64(text: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -206,5 +455,131 @@ mod tests {
         let b = vals.known().unwrap().get("d").unwrap().get("b").unwrap();
         let s = b.span.unwrap();
         assert_eq!(&text[s.start as usize..s.end as usize], "true");
+    }
+
+    #[test]
+    fn base64_decodes_padded_and_wrapped_text() {
+        assert_eq!(
+            base64("aG9zdE5ldHdvcms6\n IHRydWUK").as_deref(),
+            Some("hostNetwork: true\n")
+        );
+        assert_eq!(base64("YQ==").as_deref(), Some("a"));
+        assert_eq!(base64("not base64!"), None);
+    }
+
+    #[test]
+    fn a_target_path_value_is_typed_unless_quoted() {
+        assert_eq!(target_value("true", None).kind, ValueKind::Bool(true));
+        assert_eq!(
+            target_value("'true'", None).kind,
+            ValueKind::String("true".into())
+        );
+        assert!(target_value("a,b", None).is_unknown());
+    }
+
+    /// The release of `name` in `dir`, with its values parts read.
+    fn read(dir: &Path, name: &str) -> HelmRelease {
+        let sources = Sources::default();
+        let f = match sources.load(&dir.join(name)) {
+            Ok(f) => f,
+            Err(e) => panic!("{e}"),
+        };
+        let mut out = crate::frontend::load_document_file(&f, Limits::default());
+        let mut rel = out.releases.remove(0);
+        read_values_parts(&mut rel, &sources, Limits::default());
+        rel
+    }
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        let path = dir.join(name);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        std::fs::write(path, text).unwrap();
+    }
+
+    const HR: &str = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: lbc, namespace: flux-system}\nspec:\n  chart:\n    spec:\n      chart: aws-load-balancer-controller\n      sourceRef: {kind: HelmRepository, name: eks}\n  valuesFrom:\n    - {kind: Secret, name: lbc}\n  values:\n    clusterName: shop\n";
+
+    #[test]
+    fn a_secret_beside_the_release_is_read_with_spans_into_it() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "hr.yaml", HR);
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: lbc, namespace: flux-system}\nstringData:\n  values.yaml: |\n    vpcId: vpc-1\n";
+        write(d.path(), "secret.yaml", secret);
+        let rel = read(d.path(), "hr.yaml");
+        let v = rel.values.known().unwrap();
+        assert_eq!(v.get("clusterName").and_then(Value::as_str), Some("shop"));
+        let vpc = v.get("vpcId").unwrap();
+        assert_eq!(vpc.as_str(), Some("vpc-1"));
+        let s = vpc.span.unwrap();
+        assert_eq!(&secret[s.start as usize..s.end as usize], "vpc-1");
+        assert_eq!(rel.value_sources.len(), 1);
+    }
+
+    #[test]
+    fn two_objects_of_one_name_or_another_namespace_leave_the_values_unknown() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "hr.yaml", HR);
+        let one = "apiVersion: v1\nkind: Secret\nmetadata: {name: lbc, namespace: flux-system}\nstringData: {values.yaml: \"vpcId: a\"}\n";
+        write(d.path(), "a.yaml", one);
+        write(d.path(), "b.yaml", one);
+        assert!(!read(d.path(), "hr.yaml").values.is_known());
+        let other = one.replace("flux-system", "kube-system");
+        write(d.path(), "a.yaml", &other);
+        write(d.path(), "b.yaml", &other);
+        assert!(!read(d.path(), "hr.yaml").values.is_known());
+    }
+
+    #[test]
+    fn an_argo_ref_file_at_the_repository_root_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), ".git/HEAD", "ref: refs/heads/main\n");
+        write(d.path(), "values.yaml", "vpcId: vpc-2\n");
+        let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: lbc}\nspec:\n  sources:\n    - repoURL: https://aws.github.io/eks-charts\n      chart: aws-load-balancer-controller\n      helm:\n        valueFiles: [$values/values.yaml, $other/values.yaml]\n    - {repoURL: https://example.com/r.git, ref: values}\n  destination: {namespace: kube-system}\n";
+        write(d.path(), "apps/lbc.yaml", app);
+        let rel = read(&d.path().join("apps"), "lbc.yaml");
+        // `$other` names no `ref:` source.
+        assert!(!rel.values.is_known());
+        write(
+            d.path(),
+            "apps/lbc.yaml",
+            &app.replace(", $other/values.yaml", ""),
+        );
+        let rel = read(&d.path().join("apps"), "lbc.yaml");
+        let v = rel.values.known().unwrap();
+        assert_eq!(v.get("vpcId").and_then(Value::as_str), Some("vpc-2"));
+    }
+
+    #[test]
+    fn helmfile_files_merge_in_order_and_secrets_leave_the_values_unknown() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "v/a.yaml", "vpcId: a\nregion: r\n");
+        write(d.path(), "v/b.yaml", "vpcId: b\n");
+        let hf = "repositories: [{name: eks, url: https://aws.github.io/eks-charts}]\nreleases:\n  - name: lbc\n    namespace: kube-system\n    chart: eks/aws-load-balancer-controller\n    values:\n      - v/a.yaml\n      - {vpcId: inline}\n      - v/b.yaml\n    set:\n      - {name: region, value: s}\n";
+        write(d.path(), "helmfile.yaml", hf);
+        let rel = read(d.path(), "helmfile.yaml");
+        let v = rel.values.known().unwrap();
+        assert_eq!(v.get("vpcId").and_then(Value::as_str), Some("b"));
+        assert_eq!(v.get("region").and_then(Value::as_str), Some("s"));
+        let with_secrets = hf.replace("    set:", "    secrets: [v/s.yaml]\n    set:");
+        write(d.path(), "helmfile.yaml", &with_secrets);
+        assert!(!read(d.path(), "helmfile.yaml").values.is_known());
+    }
+
+    #[test]
+    fn values_from_beside_a_helmrelease_a_chart_renders_stay_unknown() {
+        let d = tempfile::tempdir().unwrap();
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: lbc, namespace: flux-system}\nstringData: {values.yaml: \"vpcId: a\"}\n";
+        write(
+            d.path(),
+            "platform/Chart.yaml",
+            "apiVersion: v2\nname: platform\nversion: 0.1.0\n",
+        );
+        write(d.path(), "platform/templates/hr.yaml", HR);
+        write(d.path(), "platform/templates/secret.yaml", secret);
+        let templates = d.path().join("platform/templates");
+        assert!(!read(&templates, "hr.yaml").values.is_known());
+        std::fs::remove_file(d.path().join("platform/Chart.yaml")).unwrap();
+        assert!(read(&templates, "hr.yaml").values.is_known());
     }
 }

@@ -66,6 +66,7 @@ pub fn read(
             chart_dir,
             cluster_key: None,
             destination: None,
+            values_parts: Vec::new(),
         };
         render_local(b, ctx, &rel);
         b.releases.push(rel);
