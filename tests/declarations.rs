@@ -200,6 +200,19 @@ proptest! {
     }
 
     #[test]
+    fn malformed_argocd_applicationsets_never_crash(slot in 0usize..8, w in wrong()) {
+        let keys = ["goTemplate", "elements", "directories", "path", "exclude",
+                    "selector", "template", "namespace"];
+        let key = keys[slot];
+        let doc = format!("{CLUSTER}---\napiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: a}}\nspec:\n  {key}: {w}\n  generators:\n    - list:\n        {key}: {w}\n        elements: [{{ns: {w}}}, {w}]\n    - git:\n        directories: [{{path: {w}, {key}: {w}}}, {w}]\n  template:\n    metadata: {{name: '{{{{ns}}}}'}}\n    spec:\n      source: {{chart: keda, {key}: {w}}}\n      destination: {{namespace: '{{{{ns}}}}-{{{{ path[0] }}}}', {key}: {w}}}\n");
+        let out = lint_bytes("set.yaml", doc.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&doc, &out));
+        let spec = format!("{CLUSTER}---\napiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: a}}\nspec: {w}\n");
+        let out = lint_bytes("set.yaml", spec.as_bytes(), &Options::default());
+        prop_assert!(spans_inside(&spec, &out));
+    }
+
+    #[test]
     fn malformed_flux_helmreleases_never_crash(slot in 0usize..6, w in wrong()) {
         let keys = ["chart", "version", "sourceRef", "values", "valuesFrom", "targetNamespace"];
         let key = keys[slot];

@@ -43,6 +43,8 @@ pub fn load_declaration(file: &SourceFile, value: &Value, out: &mut UnitOutput) 
         .unwrap_or_default();
     if super::argocd::recognise(api, kind) {
         super::argocd::load(file, value, "", out);
+    } else if super::appset::recognise(api, kind) {
+        super::appset::load(file, value, "", out);
     } else if super::flux::recognise(api, kind) {
         super::flux::load(file, value, "", out);
     } else if super::flux::recognise_kustomization(api, kind) {

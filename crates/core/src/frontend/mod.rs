@@ -1,6 +1,7 @@
 //! Format frontends: each reads its files into the cluster model and knows
 //! nothing of rules.
 
+pub mod appset;
 pub mod argocd;
 pub mod chart;
 pub mod cloudformation;
