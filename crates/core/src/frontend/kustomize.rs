@@ -272,6 +272,10 @@ struct Builder<'a> {
     root_loc: Option<Loc>,
     /// Kustomizations built so far (see [`MAX_BUILT`]).
     built: usize,
+    /// Why kustomize itself would refuse the build (an empty kustomization,
+    /// a folder without one, a resource that is not there). `check` builds
+    /// what it can read; `fplint render` says kustomize would stop.
+    refusals: Vec<Diagnostic>,
 }
 
 impl<'a> Builder<'a> {
@@ -284,6 +288,7 @@ impl<'a> Builder<'a> {
             visited: BTreeSet::new(),
             root_loc: None,
             built: 0,
+            refusals: Vec::new(),
         }
     }
 }
@@ -301,6 +306,7 @@ pub fn build_objects(
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
     finish(&mut resources);
+    b.diagnostics.append(&mut b.refusals);
     (
         resources.into_iter().map(|r| (r.obj, r.opaque)).collect(),
         b.diagnostics,
@@ -379,6 +385,13 @@ fn make_unknown(w: &mut Workload) {
 }
 
 impl Builder<'_> {
+    fn refuse(&mut self, span: Span, why: String) {
+        self.refusals.push(
+            Diagnostic::parse_error(format!("kustomize refuses this build: {why}"), span)
+                .with_label("here"),
+        );
+    }
+
     fn load(&mut self, path: &Path) -> Option<std::sync::Arc<SourceFile>> {
         // A file that cannot be read (outside the tree, missing) leaves what
         // it holds unknown; kustomize itself would stop.
@@ -432,7 +445,16 @@ impl Builder<'_> {
         let Some(kfile) = kustomization_in(dir).and_then(|p| self.load(&normalise(&p))) else {
             return;
         };
-        let Some(doc) = self.documents(&kfile).into_iter().next() else {
+        let doc = self.documents(&kfile).into_iter().next();
+        let Some(doc) = doc.filter(|d| d.as_map().is_some_and(|e| !e.is_empty())) else {
+            self.refuse(
+                Span {
+                    file: kfile.id,
+                    start: 0,
+                    end: 0,
+                },
+                "the kustomization is empty".to_string(),
+            );
             return;
         };
         self.visited.insert(dir.to_path_buf());
@@ -462,6 +484,12 @@ impl Builder<'_> {
                 }
                 let p = normalise(&dir.join(r));
                 if p.is_dir() {
+                    if kustomization_in(&p).is_none() {
+                        self.refuse(
+                            item.span,
+                            format!("`{r}` is a folder without a kustomization"),
+                        );
+                    }
                     self.accumulate(&p, false, &mut own);
                 } else if let Some(f) = self.load(&p) {
                     self.visited
@@ -469,12 +497,17 @@ impl Builder<'_> {
                     for d in self.documents(&f) {
                         own.extend(objects(Value::from_node(&d)));
                     }
+                } else {
+                    self.refuse(item.span, format!("`{r}` cannot be read"));
                 }
             }
         }
         for item in k.seq("components") {
             if let Some(r) = item.as_str().filter(|r| !is_remote(r)) {
                 let p = normalise(&dir.join(r));
+                if kustomization_in(&p).is_none() {
+                    self.refuse(item.span, format!("component `{r}` has no kustomization"));
+                }
                 self.accumulate(&p, true, &mut own);
             }
         }
