@@ -121,6 +121,25 @@ pub fn references(dir: &Path, doc: &Node) -> References {
             }
         }
     }
+    // Files generators read: not manifests of their own.
+    for key in ["configMapGenerator", "secretGenerator"] {
+        for item in doc.get(key).and_then(Node::as_seq).unwrap_or_default() {
+            for field in ["files", "envs", "env"] {
+                let entries: Vec<&str> = match item.get(field) {
+                    Some(n) if n.as_str().is_some() => n.as_str().into_iter().collect(),
+                    Some(n) => n
+                        .as_seq()
+                        .map(|i| i.iter().filter_map(Node::as_str).collect())
+                        .unwrap_or_default(),
+                    None => Vec::new(),
+                };
+                for e in entries {
+                    let path = e.split_once('=').map_or(e, |(_, p)| p);
+                    refs.files.push(normalise(&dir.join(path)));
+                }
+            }
+        }
+    }
     for key in ["transformers", "generators", "validators", "configurations"] {
         for r in strings(key) {
             if !is_remote(r) && !r.contains('\n') {
@@ -276,6 +295,8 @@ struct Builder<'a> {
     /// a folder without one, a resource that is not there). `check` builds
     /// what it can read; `fplint render` says kustomize would stop.
     refusals: Vec<Diagnostic>,
+    /// The names of the build's `vars`.
+    vars: BTreeSet<String>,
 }
 
 impl<'a> Builder<'a> {
@@ -289,6 +310,7 @@ impl<'a> Builder<'a> {
             root_loc: None,
             built: 0,
             refusals: Vec::new(),
+            vars: BTreeSet::new(),
         }
     }
 }
@@ -305,7 +327,7 @@ pub fn build_objects(
     let mut b = Builder::new(sources, limits);
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
-    finish(&mut resources);
+    finish(&mut resources, &b.vars);
     b.diagnostics.append(&mut b.refusals);
     (
         resources.into_iter().map(|r| (r.obj, r.opaque)).collect(),
@@ -319,7 +341,7 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     let mut b = Builder::new(sources, limits);
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
-    finish(&mut resources);
+    finish(&mut resources, &b.vars);
     let mut out = UnitOutput {
         diagnostics: std::mem::take(&mut b.diagnostics),
         ..UnitOutput::default()
@@ -466,6 +488,11 @@ impl Builder<'_> {
             self.root_loc = Some(Loc::new(at, ""));
         }
         self.stack.push(dir.to_path_buf());
+        for v in doc.get("vars").and_then(Node::as_seq).unwrap_or_default() {
+            if let Some(name) = v.get("name").and_then(Node::as_str) {
+                self.vars.insert(name.to_string());
+            }
+        }
         let k = Kustomization {
             file: kfile,
             doc,
@@ -1731,7 +1758,7 @@ fn key_of(name: &str) -> MapKey {
 /// The steps kustomize takes once, after the whole build: generated names
 /// take the hash of their content, then references to renamed objects
 /// follow them.
-fn finish(res: &mut [Res]) {
+fn finish(res: &mut [Res], vars: &BTreeSet<String>) {
     for r in res.iter_mut().filter(|r| r.hash) {
         let Some(hash) = content_hash(&r.obj) else {
             continue;
@@ -1743,6 +1770,23 @@ fn finish(res: &mut [Res]) {
         }
     }
     fix_references(res);
+    if !vars.is_empty() {
+        // kustomize puts a var's value in the fields it knows; fplint does
+        // not resolve vars: a string that uses one is unknown.
+        fn walk(v: &mut Value, vars: &BTreeSet<String>) {
+            match &mut v.kind {
+                ValueKind::String(s)
+                    if s.contains("$(") && vars.iter().any(|n| s.contains(&format!("$({n})"))) =>
+                {
+                    v.kind = ValueKind::Unknown;
+                }
+                ValueKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| walk(v, vars)),
+                ValueKind::List(items) => items.iter_mut().for_each(|v| walk(v, vars)),
+                _ => {}
+            }
+        }
+        res.iter_mut().for_each(|r| walk(&mut r.obj, vars));
+    }
 }
 
 /// kustomize's name hash of a generated ConfigMap or Secret: SHA-256 of
@@ -2393,5 +2437,172 @@ mod tests {
         assert!(out.diagnostics[0]
             .message
             .contains("over 2000 kustomizations"));
+    }
+
+    /// The objects of a build, by `kind/name`, and the build's messages.
+    fn objects_of(files: &[(&str, &str)], root: &str) -> (Vec<(String, Value)>, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), files);
+        let sources = Sources::new(vec![dir.path().to_path_buf()]);
+        let (objs, diags) = build_objects(&dir.path().join(root), &sources, Limits::default());
+        let named = objs
+            .into_iter()
+            .map(|(o, _)| {
+                let r = objects(o.clone()).pop().unwrap();
+                (format!("{}/{}", r.kind().unwrap(), r.name().unwrap()), o)
+            })
+            .collect();
+        (named, diags.into_iter().map(|d| d.message).collect())
+    }
+
+    fn text(v: &Value, path: &[&str]) -> String {
+        let mut cur = v;
+        for p in path {
+            cur = match p.parse::<usize>() {
+                Ok(i) => &cur.as_list().unwrap()[i],
+                Err(_) => cur.get(p).unwrap_or_else(|| panic!("no {p} in {cur:?}")),
+            };
+        }
+        cur.as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn generated_names_take_kustomizes_hash_and_references_follow() {
+        let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx\n          envFrom:\n            - configMapRef: {name: c}\n            - secretRef: {name: s}\n";
+        let (objs, diags) = objects_of(
+            &[
+                ("d.yaml", deploy),
+                (
+                    "kustomization.yaml",
+                    "resources: [d.yaml]\nnamePrefix: p-\nconfigMapGenerator:\n  - name: c\n    literals: [a=b]\nsecretGenerator:\n  - name: s\n    literals: [a=b]\n",
+                ),
+            ],
+            ".",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let names: Vec<&str> = objs.iter().map(|(n, _)| n.as_str()).collect();
+        // The hashes kubectl kustomize (v5.6) gives the same generators.
+        assert_eq!(
+            names,
+            [
+                "Deployment/p-web",
+                "ConfigMap/p-c-4h2mbtbbt6",
+                "Secret/p-s-k695gkmbtk"
+            ]
+        );
+        let d = &objs[0].1;
+        let env = ["spec", "template", "spec", "containers", "0", "envFrom"];
+        let at = |i: &'static str, k: &'static str| [&env[..], &[i, k, "name"]].concat();
+        assert_eq!(text(d, &at("0", "configMapRef")), "p-c-4h2mbtbbt6");
+        assert_eq!(text(d, &at("1", "secretRef")), "p-s-k695gkmbtk");
+        assert_eq!(text(&objs[2].1, &["data", "a"]), "Yg==");
+    }
+
+    #[test]
+    fn selectors_images_and_replicas() {
+        let svc =
+            "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n";
+        let (objs, _) = objects_of(
+            &[
+                ("d.yaml", BASE),
+                ("s.yaml", svc),
+                (
+                    "kustomization.yaml",
+                    "resources: [d.yaml, s.yaml]\ncommonLabels: {team: a}\nreplicas: [{name: web, count: 3}]\nimages:\n  - {name: nginx, newName: mirror/nginx, newTag: \"1.27\"}\n  - {name: busybox, digest: \"sha256:00\"}\n",
+                ),
+            ],
+            ".",
+        );
+        let d = &objs[0].1;
+        assert_eq!(text(d, &["spec", "selector", "matchLabels", "team"]), "a");
+        assert_eq!(
+            text(d, &["spec", "template", "metadata", "labels", "team"]),
+            "a"
+        );
+        assert_eq!(text(&objs[1].1, &["spec", "selector", "team"]), "a");
+        assert_eq!(text(d, &["spec", "replicas"]), "3");
+        let image = |i: &str| text(d, &["spec", "template", "spec", "containers", i, "image"]);
+        assert_eq!(image("0"), "mirror/nginx:1.27");
+        assert_eq!(image("1"), "busybox@sha256:00");
+        assert_eq!(
+            split_image("reg:5000/a/b:1@sha256:9"),
+            ("reg:5000/a/b", Some("1"), Some("sha256:9"))
+        );
+    }
+
+    #[test]
+    fn render_says_when_kustomize_would_refuse_and_check_builds_on() {
+        let files = [
+            ("empty/kustomization.yaml", "# resources: [x.yaml]\n"),
+            (
+                "plain/pod.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+            ),
+            (
+                "o/kustomization.yaml",
+                "resources: [../empty, ../plain, gone.yaml, own.yaml]\n",
+            ),
+            (
+                "o/own.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: own}\n",
+            ),
+        ];
+        let (objs, diags) = objects_of(&files, "o");
+        assert_eq!(objs.len(), 1);
+        assert_eq!(
+            diags,
+            [
+                "kustomize refuses this build: the kustomization is empty",
+                "kustomize refuses this build: `../plain` is a folder without a kustomization",
+                "kustomize refuses this build: `gone.yaml` cannot be read",
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &files);
+        let sources = Sources::new(vec![dir.path().to_path_buf()]);
+        let out = build(&dir.path().join("o"), &sources, Limits::default());
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    }
+
+    #[test]
+    fn strategic_merge_puts_the_patchs_items_first() {
+        let (objs, _) = objects_of(
+            &[
+                ("d.yaml", BASE),
+                (
+                    "kustomization.yaml",
+                    "resources: [d.yaml]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {template: {spec: {containers: [{name: new, image: x}, {name: log, image: y}]}}}\n",
+                ),
+            ],
+            ".",
+        );
+        let names: Vec<String> = (0..3)
+            .map(|i| {
+                text(
+                    &objs[0].1,
+                    &[
+                        "spec",
+                        "template",
+                        "spec",
+                        "containers",
+                        &i.to_string(),
+                        "name",
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(names, ["new", "log", "web"]);
+    }
+
+    #[test]
+    fn sha256_and_base64_known_answers() {
+        let hex: String = sha256(b"abc").iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(base64(b"s3cr3t"), "czNjcjN0");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"a"), "YQ==");
     }
 }
