@@ -544,7 +544,7 @@ impl Builder<'_> {
         acc.append(&mut own);
     }
 
-    fn transform(&mut self, k: &Kustomization, res: &mut [Res]) {
+    fn transform(&mut self, k: &Kustomization, res: &mut Vec<Res>) {
         // Transformers fplint does not model could change anything.
         let unmodelled = ["transformers", "replacements", "configurations"]
             .iter()
@@ -557,6 +557,8 @@ impl Builder<'_> {
                 self.strategic_merge(res, &patch, None);
             }
         }
+        // Objects a `$patch: delete` removed.
+        res.retain(|r| !matches!(r.obj.kind, ValueKind::Null));
         for item in k.seq("patches") {
             let target = item.get("target");
             let content = match (item.get("path"), item.get("patch")) {
@@ -577,6 +579,7 @@ impl Builder<'_> {
                 }
             }
         }
+        res.retain(|r| !matches!(r.obj.kind, ValueKind::Null));
         if let Some(ns) = k.doc.get("namespace").filter(|n| !n.is_null()) {
             let v = Value::from_node(ns);
             for r in res.iter_mut() {
@@ -715,6 +718,11 @@ impl Builder<'_> {
         };
         for i in selected {
             let Some(r) = res.get_mut(i) else { continue };
+            if directive(patch) == Some("delete") {
+                // The object leaves the build (dropped after this patch list).
+                r.obj.kind = ValueKind::Null;
+                continue;
+            }
             let mut p = patch.clone();
             // The patch's identity is the target's, not a change to it.
             if let Some(m) = p.get_mut_path(&["metadata"]) {
@@ -791,10 +799,38 @@ fn objects(v: Value) -> Vec<Res> {
     }]
 }
 
+/// The built-in kinds that have no namespace (kustomize knows them from its
+/// OpenAPI schema; any other kind, custom ones too, takes the namespace).
 fn cluster_scoped(kind: &str) -> bool {
     matches!(
         kind,
         "Namespace"
+            | "Node"
+            | "ComponentStatus"
+            | "CSIDriver"
+            | "CSINode"
+            | "VolumeAttachment"
+            | "VolumeAttributesClass"
+            | "CertificateSigningRequest"
+            | "ClusterTrustBundle"
+            | "FlowSchema"
+            | "PriorityLevelConfiguration"
+            | "PodSecurityPolicy"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding"
+            | "TokenReview"
+            | "SelfSubjectAccessReview"
+            | "SelfSubjectRulesReview"
+            | "SelfSubjectReview"
+            | "SubjectAccessReview"
+            | "StorageVersion"
+            | "StorageVersionMigration"
+            | "IPAddress"
+            | "ServiceCIDR"
+            | "DeviceClass"
+            | "ResourceSlice"
             | "ClusterRole"
             | "ClusterRoleBinding"
             | "CustomResourceDefinition"
@@ -844,6 +880,10 @@ fn label_specs(kind: &str, field: &str, specs: LabelSpecs) -> Vec<FieldSpec> {
     let mut out: Vec<FieldSpec> = Vec::new();
     if specs != LabelSpecs::Metadata {
         out.extend_from_slice(templates);
+        // Labels (not annotations) reach a StatefulSet's claim templates.
+        if kind == "StatefulSet" && field == "labels" {
+            out.push(("spec/volumeClaimTemplates[]/metadata/labels", true));
+        }
     }
     if specs == LabelSpecs::Selectors {
         let affinity: &[FieldSpec] = &[
@@ -856,10 +896,7 @@ fn label_specs(kind: &str, field: &str, specs: LabelSpecs) -> Vec<FieldSpec> {
         let more: &[FieldSpec] = match kind {
             "Service" | "ReplicationController" => &[("spec/selector", true)],
             "Deployment" | "ReplicaSet" | "DaemonSet" => &[("spec/selector/matchLabels", true)],
-            "StatefulSet" => &[
-                ("spec/selector/matchLabels", true),
-                ("spec/volumeClaimTemplates[]/metadata/labels", true),
-            ],
+            "StatefulSet" => &[("spec/selector/matchLabels", true)],
             "Job" => &[("spec/selector/matchLabels", false)],
             "CronJob" => &[("spec/jobTemplate/spec/selector/matchLabels", false)],
             "PodDisruptionBudget" => &[("spec/selector/matchLabels", false)],
