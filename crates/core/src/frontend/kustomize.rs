@@ -1573,7 +1573,7 @@ impl Builder<'_> {
             ("secretGenerator", "Secret"),
         ] {
             for item in k.seq(key) {
-                let Some(mut r) = self.generated(k, item, kind, global) else {
+                let Some(r) = self.generated(k, item, kind, global) else {
                     continue;
                 };
                 let behavior = item
@@ -1587,19 +1587,15 @@ impl Builder<'_> {
                 });
                 match (behavior, existing) {
                     ("create", _) => res.push(r),
-                    ("replace", Some(i)) => {
-                        r.names = res[i].names.clone();
-                        r.namespaces = res[i].namespaces.clone();
-                        if let Some(n) = res[i].name() {
-                            let n = Value::new(ValueKind::String(n.to_string()), None);
-                            set_path(&mut r.obj, &["metadata", "name"], n, None);
-                        }
-                        r.original_name.clone_from(&res[i].original_name);
-                        r.opaque |= res[i].opaque;
-                        res[i] = r;
-                    }
-                    ("merge", Some(i)) => {
+                    // Replace keeps the object's labels and annotations, as
+                    // merge does, and drops its data.
+                    ("merge" | "replace", Some(i)) => {
                         let e = &mut res[i];
+                        if behavior == "replace" {
+                            if let ValueKind::Map(entries) = &mut e.obj.kind {
+                                entries.retain(|(k, _)| k.name != "data" && k.name != "binaryData");
+                            }
+                        }
                         for field in ["data", "binaryData"] {
                             if let Some(d) = r.obj.get(field).cloned() {
                                 let mut target = Vec::new();
