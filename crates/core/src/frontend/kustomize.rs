@@ -1289,10 +1289,15 @@ fn merge(base: &mut Value, patch: &Value, field: &str) -> Result<(), Unapplied> 
             Ok(())
         }
         (ValueKind::List(items), ValueKind::List(pitems)) => {
-            let Some(key) = merge_key(field) else {
+            let Some(mut key) = merge_key(field) else {
                 *base = strip_directives(patch);
                 return Ok(());
             };
+            // A Service's ports merge by `port`, a container's by
+            // `containerPort`.
+            if field == "ports" && !items.iter().chain(pitems).any(|i| i.get(key).is_some()) {
+                key = "port";
+            }
             if pitems.iter().any(|p| directive(p) == Some("replace")) {
                 let kept: Vec<Value> = pitems
                     .iter()
