@@ -488,6 +488,14 @@ impl Builder<'_> {
             self.root_loc = Some(Loc::new(at, ""));
         }
         self.stack.push(dir.to_path_buf());
+        if let Some(charts) = doc.get("helmCharts").filter(|c| !c.is_null()) {
+            // kustomize inflates charts only with `--enable-helm`; fplint
+            // does not inflate them: their objects are not in the build.
+            self.refuse(
+                charts.span,
+                "`helmCharts` are inflated only with `--enable-helm`, and fplint does not inflate them".to_string(),
+            );
+        }
         for v in doc.get("vars").and_then(Node::as_seq).unwrap_or_default() {
             if let Some(name) = v.get("name").and_then(Node::as_str) {
                 self.vars.insert(name.to_string());
