@@ -1359,7 +1359,9 @@ fn strip_directives(v: &Value) -> Value {
     fn go(v: &mut Value) {
         match &mut v.kind {
             ValueKind::Map(e) => {
-                e.retain(|(k, _)| !k.name.starts_with('$'));
+                // A null deletes a key; where there is nothing to delete,
+                // it is not written either.
+                e.retain(|(k, v)| !k.name.starts_with('$') && !matches!(v.kind, ValueKind::Null));
                 e.iter_mut().for_each(|(_, v)| go(v));
             }
             ValueKind::List(items) => items.iter_mut().for_each(go),
