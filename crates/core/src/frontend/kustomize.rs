@@ -2083,11 +2083,13 @@ fn fix_references(res: &mut [Res]) {
             let mut parents = Vec::new();
             at_spec(&mut r.obj, parent, false, &mut parents);
             for p in parents {
-                // A reference that says what it names (a subject, a role
-                // reference) must name this kind.
-                if p.get("kind")
-                    .and_then(Value::as_str)
-                    .is_some_and(|k| k != *target)
+                // A reference that says what it names (a role reference, a
+                // scale target) must name this kind. Subjects are renamed
+                // whatever their kind, as kustomize does.
+                if !subject
+                    && p.get("kind")
+                        .and_then(Value::as_str)
+                        .is_some_and(|k| k != *target)
                 {
                     continue;
                 }
