@@ -1106,7 +1106,15 @@ fn select(res: &mut [Res], target: &Node) -> Vec<usize> {
             .and_then(|m| m.get("namespace"))
             .and_then(Value::as_str)
             .map(str::to_string);
+        let api = r
+            .obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let (group, version) = api.rsplit_once('/').unwrap_or(("", api));
         let checks = [
+            pattern(field("group"), Some(group)),
+            pattern(field("version"), Some(version)),
             pattern(kind, r.kind()),
             match name {
                 None => Known::Known(true),
