@@ -753,7 +753,19 @@ impl Builder<'_> {
             let Some(r) = res.get_mut(i) else { continue };
             for op in ops {
                 if apply_op(&mut r.obj, op).is_err() {
+                    // On an object fplint knows, kustomize fails there too.
+                    let known = !r.opaque;
                     r.opaque = true;
+                    if known {
+                        let path = op.get("path").and_then(Value::as_str).unwrap_or("?");
+                        let name = r.name().unwrap_or("?").to_string();
+                        self.refuse(
+                            op.span.unwrap_or(target.span),
+                            format!(
+                                "the JSON patch operation on `{path}` does not apply to `{name}`"
+                            ),
+                        );
+                    }
                     break;
                 }
             }
@@ -1387,9 +1399,21 @@ fn apply_op(obj: &mut Value, op: &Value) -> Result<(), Unapplied> {
     match name {
         "add" => add(obj, &path, op.get("value").ok_or(Unapplied)?.clone()),
         "replace" => {
-            let slot = lookup(obj, &path).ok_or(Unapplied)?;
-            *slot = op.get("value").ok_or(Unapplied)?.clone();
-            Ok(())
+            let value = op.get("value").ok_or(Unapplied)?.clone();
+            match lookup(obj, &path) {
+                Some(slot) => {
+                    *slot = value;
+                    Ok(())
+                }
+                // kustomize replaces a key a map does not have by adding it.
+                None => {
+                    let (_, parent) = path.split_last().ok_or(Unapplied)?;
+                    match lookup(obj, parent).map(|p| &p.kind) {
+                        Some(ValueKind::Map(_)) => add(obj, &path, value),
+                        _ => Err(Unapplied),
+                    }
+                }
+            }
         }
         "remove" => remove(obj, &path).map(|_| ()),
         "copy" | "move" => {
