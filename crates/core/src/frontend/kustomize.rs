@@ -2091,6 +2091,17 @@ fn fix_references(res: &mut [Res]) {
             })
         })
         .collect();
+    // (kind, any name it had or has) → the objects, so a large build does
+    // not scan every object for every reference.
+    let mut by_name: HashMap<(&str, &str), Vec<&Named>> = HashMap::new();
+    for n in &named {
+        for old in n.names.iter().chain(std::iter::once(&n.name)) {
+            let v = by_name.entry((n.kind.as_str(), old.as_str())).or_default();
+            if !v.iter().any(|m| std::ptr::eq(*m, n)) {
+                v.push(n);
+            }
+        }
+    }
     for r in res.iter_mut() {
         let Some(kind) = r.kind().map(str::to_string) else {
             continue;
@@ -2148,11 +2159,10 @@ fn fix_references(res: &mut [Res]) {
                             .iter()
                             .any(|o| or_default(o.as_deref()) == want)
                 };
-                let matches: Vec<&Named> = named
-                    .iter()
-                    .filter(|n| n.kind == *target && (n.name == old || n.names.contains(&old)))
-                    .filter(|n| in_ns(n))
-                    .collect();
+                let matches: Vec<&Named> = by_name
+                    .get(&(*target, old.as_str()))
+                    .map(|v| v.iter().copied().filter(|n| in_ns(n)).collect())
+                    .unwrap_or_default();
                 // The name is an object's name now: it names that one.
                 if matches.iter().any(|n| n.name == old && !subject) {
                     continue;
