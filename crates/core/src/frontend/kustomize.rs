@@ -591,6 +591,17 @@ impl Builder<'_> {
         if let Some(ns) = k.doc.get("namespace").filter(|n| !n.is_null()) {
             let v = Value::from_node(ns);
             for r in res.iter_mut() {
+                // kustomize names a Namespace object after the namespace.
+                if r.kind() == Some("Namespace") {
+                    if let (Some(n), Some(new)) =
+                        (r.obj.get_mut_path(&["metadata", "name"]), v.as_str())
+                    {
+                        if let Some(old) = n.as_str().filter(|o| *o != new).map(str::to_string) {
+                            n.kind = ValueKind::String(new.to_string());
+                            r.names.push(old);
+                        }
+                    }
+                }
                 if !cluster_scoped(r.kind().unwrap_or("")) {
                     let old = r
                         .obj
@@ -2053,8 +2064,8 @@ fn pod_spec_path(kind: &str) -> Option<&'static str> {
 
 /// Rename references to objects the build renamed (prefix, suffix, hash):
 /// a reference to a name an object had becomes its name now, when one
-/// object of that kind in the referrer's namespace had it. A service
-/// account subject names a namespace too, and follows its account there.
+/// object of that kind in the referrer's namespace had it. A subject or a
+/// webhook's service names a namespace too, and follows its object there.
 fn fix_references(res: &mut [Res]) {
     fn namespace_of(v: &Value) -> Option<String> {
         v.get("metadata")
@@ -2123,6 +2134,9 @@ fn fix_references(res: &mut [Res]) {
                 continue;
             };
             let subject = *path == "subjects[]/name";
+            // References that name a namespace too: they follow the object
+            // into its namespace.
+            let names_ns = subject || path.ends_with("service/name");
             let mut parents = Vec::new();
             at_spec(&mut r.obj, parent, false, &mut parents);
             for p in parents {
@@ -2139,7 +2153,7 @@ fn fix_references(res: &mut [Res]) {
                 let Some(old) = p.get(last).and_then(Value::as_str).map(str::to_string) else {
                     continue;
                 };
-                let wanted_ns: Option<String> = if subject {
+                let wanted_ns: Option<String> = if names_ns {
                     p.get("namespace")
                         .and_then(Value::as_str)
                         .map(str::to_string)
@@ -2151,7 +2165,7 @@ fn fix_references(res: &mut [Res]) {
                         return true;
                     }
                     let want = or_default(wanted_ns.as_deref());
-                    if !subject {
+                    if !names_ns {
                         return or_default(n.namespace.as_deref()) == want;
                     }
                     or_default(n.namespace.as_deref()) == want
@@ -2164,7 +2178,7 @@ fn fix_references(res: &mut [Res]) {
                     .map(|v| v.iter().copied().filter(|n| in_ns(n)).collect())
                     .unwrap_or_default();
                 // The name is an object's name now: it names that one.
-                if matches.iter().any(|n| n.name == old && !subject) {
+                if matches.iter().any(|n| n.name == old && !names_ns) {
                     continue;
                 }
                 let Some(first) = matches.first() else {
@@ -2179,7 +2193,7 @@ fn fix_references(res: &mut [Res]) {
                 if let Some(slot) = p.get_mut_path(&[last]) {
                     slot.kind = ValueKind::String(first.name.clone());
                 }
-                if subject {
+                if names_ns {
                     if let Some(ns) = &first.namespace {
                         let v = Value::new(ValueKind::String(ns.clone()), None);
                         set_path(p, &["namespace"], v, None);
