@@ -3,13 +3,17 @@
 //!
 //! A folder with a kustomization that no other kustomization includes is a
 //! build root. Its build follows kustomize's order: resources (files, and
-//! folders built recursively), then components, then this kustomization's
-//! transformers in kustomize's fixed order: strategic-merge patches,
-//! `patches`, namespace, name prefix and suffix, labels, annotations, JSON
-//! 6902 patches. Every value keeps the span where it was written, so a
-//! finding points at the base file or at the patch that set the value.
-//! Remote resources are not read; custom transformers and replacements
-//! make the resources they may touch unknown.
+//! folders built recursively), then components, then generators
+//! (ConfigMaps and Secrets), then this kustomization's transformers in
+//! kustomize's fixed order: strategic-merge patches, `patches`, namespace,
+//! name prefix and suffix, labels, annotations, JSON 6902 patches,
+//! replicas, images. Once the whole build is done, generated names take
+//! their content's hash and references follow renamed objects. Every value
+//! keeps the span where it was written, so a finding points at the base
+//! file or at the patch that set the value. Remote resources are not read;
+//! custom transformers and replacements make the resources they may touch
+//! unknown. `scripts/kustomize-oracle` holds the build to `kubectl
+//! kustomize`.
 
 use super::kubernetes;
 use super::UnitOutput;
