@@ -729,14 +729,24 @@ impl Builder<'_> {
                 let (Some(kind), Some(name)) = (kind, name) else {
                     return;
                 };
-                res.iter()
+                let found: Vec<usize> = res
+                    .iter()
                     .enumerate()
                     .filter(|(_, r)| {
                         r.kind() == Some(kind)
                             && (r.name() == Some(name) || r.original_name.as_deref() == Some(name))
                     })
                     .map(|(i, _)| i)
-                    .collect()
+                    .collect();
+                // kustomize fails a patch that names no object; with an
+                // object fplint could not follow, it may be that one.
+                if found.is_empty() && !res.iter().any(|r| r.opaque) {
+                    self.refuse(
+                        patch.span.unwrap_or_default(),
+                        format!("no object `{kind}/{name}` for the patch"),
+                    );
+                }
+                found
             }
         };
         for i in selected {
