@@ -3,13 +3,17 @@
 //!
 //! A folder with a kustomization that no other kustomization includes is a
 //! build root. Its build follows kustomize's order: resources (files, and
-//! folders built recursively), then components, then this kustomization's
-//! transformers in kustomize's fixed order: strategic-merge patches,
-//! `patches`, namespace, name prefix and suffix, labels, annotations, JSON
-//! 6902 patches. Every value keeps the span where it was written, so a
-//! finding points at the base file or at the patch that set the value.
-//! Remote resources are not read; custom transformers and replacements
-//! make the resources they may touch unknown.
+//! folders built recursively), then components, then generators
+//! (ConfigMaps and Secrets), then this kustomization's transformers in
+//! kustomize's fixed order: strategic-merge patches, `patches`, namespace,
+//! name prefix and suffix, labels, annotations, JSON 6902 patches,
+//! replicas, images. Once the whole build is done, generated names take
+//! their content's hash and references follow renamed objects. Every value
+//! keeps the span where it was written, so a finding points at the base
+//! file or at the patch that set the value. Remote resources are not read;
+//! custom transformers and replacements make the resources they may touch
+//! unknown. `scripts/kustomize-oracle` holds the build to `kubectl
+//! kustomize`.
 
 use super::kubernetes;
 use super::UnitOutput;
@@ -121,6 +125,25 @@ pub fn references(dir: &Path, doc: &Node) -> References {
             }
         }
     }
+    // Files generators read: not manifests of their own.
+    for key in ["configMapGenerator", "secretGenerator"] {
+        for item in doc.get(key).and_then(Node::as_seq).unwrap_or_default() {
+            for field in ["files", "envs", "env"] {
+                let entries: Vec<&str> = match item.get(field) {
+                    Some(n) if n.as_str().is_some() => n.as_str().into_iter().collect(),
+                    Some(n) => n
+                        .as_seq()
+                        .map(|i| i.iter().filter_map(Node::as_str).collect())
+                        .unwrap_or_default(),
+                    None => Vec::new(),
+                };
+                for e in entries {
+                    let path = e.split_once('=').map_or(e, |(_, p)| p);
+                    refs.files.push(normalise(&dir.join(path)));
+                }
+            }
+        }
+    }
     for key in ["transformers", "generators", "validators", "configurations"] {
         for r in strings(key) {
             if !is_remote(r) && !r.contains('\n') {
@@ -221,6 +244,15 @@ struct Res {
     original_name: Option<String>,
     /// A transformer fplint does not model may have changed it.
     opaque: bool,
+    /// Every name it had before its current one: references to any of
+    /// them are renamed at the end of the build, as kustomize's back
+    /// references are.
+    names: Vec<String>,
+    /// Every namespace it was in before its current one (`None`: none
+    /// set), for references that name a namespace too.
+    namespaces: Vec<Option<String>>,
+    /// A generated object whose name takes the hash of its content.
+    hash: bool,
 }
 
 impl Res {
@@ -263,6 +295,12 @@ struct Builder<'a> {
     root_loc: Option<Loc>,
     /// Kustomizations built so far (see [`MAX_BUILT`]).
     built: usize,
+    /// Why kustomize itself would refuse the build (an empty kustomization,
+    /// a folder without one, a resource that is not there). `check` builds
+    /// what it can read; `fplint render` says kustomize would stop.
+    refusals: Vec<Diagnostic>,
+    /// The names of the build's `vars`.
+    vars: BTreeSet<String>,
 }
 
 impl<'a> Builder<'a> {
@@ -275,6 +313,8 @@ impl<'a> Builder<'a> {
             visited: BTreeSet::new(),
             root_loc: None,
             built: 0,
+            refusals: Vec::new(),
+            vars: BTreeSet::new(),
         }
     }
 }
@@ -291,6 +331,8 @@ pub fn build_objects(
     let mut b = Builder::new(sources, limits);
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
+    finish(&mut resources, &b.vars);
+    b.diagnostics.append(&mut b.refusals);
     (
         resources.into_iter().map(|r| (r.obj, r.opaque)).collect(),
         b.diagnostics,
@@ -303,6 +345,7 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     let mut b = Builder::new(sources, limits);
     let mut resources = Vec::new();
     b.accumulate(&root, false, &mut resources);
+    finish(&mut resources, &b.vars);
     let mut out = UnitOutput {
         diagnostics: std::mem::take(&mut b.diagnostics),
         ..UnitOutput::default()
@@ -368,6 +411,13 @@ fn make_unknown(w: &mut Workload) {
 }
 
 impl Builder<'_> {
+    fn refuse(&mut self, span: Span, why: String) {
+        self.refusals.push(
+            Diagnostic::parse_error(format!("kustomize refuses this build: {why}"), span)
+                .with_label("here"),
+        );
+    }
+
     fn load(&mut self, path: &Path) -> Option<std::sync::Arc<SourceFile>> {
         // A file that cannot be read (outside the tree, missing) leaves what
         // it holds unknown; kustomize itself would stop.
@@ -421,7 +471,16 @@ impl Builder<'_> {
         let Some(kfile) = kustomization_in(dir).and_then(|p| self.load(&normalise(&p))) else {
             return;
         };
-        let Some(doc) = self.documents(&kfile).into_iter().next() else {
+        let doc = self.documents(&kfile).into_iter().next();
+        let Some(doc) = doc.filter(|d| d.as_map().is_some_and(|e| !e.is_empty())) else {
+            self.refuse(
+                Span {
+                    file: kfile.id,
+                    start: 0,
+                    end: 0,
+                },
+                "the kustomization is empty".to_string(),
+            );
             return;
         };
         self.visited.insert(dir.to_path_buf());
@@ -433,6 +492,19 @@ impl Builder<'_> {
             self.root_loc = Some(Loc::new(at, ""));
         }
         self.stack.push(dir.to_path_buf());
+        if let Some(charts) = doc.get("helmCharts").filter(|c| !c.is_null()) {
+            // kustomize inflates charts only with `--enable-helm`; fplint
+            // does not inflate them: their objects are not in the build.
+            self.refuse(
+                charts.span,
+                "`helmCharts` are inflated only with `--enable-helm`, and fplint does not inflate them".to_string(),
+            );
+        }
+        for v in doc.get("vars").and_then(Node::as_seq).unwrap_or_default() {
+            if let Some(name) = v.get("name").and_then(Node::as_str) {
+                self.vars.insert(name.to_string());
+            }
+        }
         let k = Kustomization {
             file: kfile,
             doc,
@@ -451,6 +523,12 @@ impl Builder<'_> {
                 }
                 let p = normalise(&dir.join(r));
                 if p.is_dir() {
+                    if kustomization_in(&p).is_none() {
+                        self.refuse(
+                            item.span,
+                            format!("`{r}` is a folder without a kustomization"),
+                        );
+                    }
                     self.accumulate(&p, false, &mut own);
                 } else if let Some(f) = self.load(&p) {
                     self.visited
@@ -458,21 +536,27 @@ impl Builder<'_> {
                     for d in self.documents(&f) {
                         own.extend(objects(Value::from_node(&d)));
                     }
+                } else {
+                    self.refuse(item.span, format!("`{r}` cannot be read"));
                 }
             }
         }
         for item in k.seq("components") {
             if let Some(r) = item.as_str().filter(|r| !is_remote(r)) {
                 let p = normalise(&dir.join(r));
+                if kustomization_in(&p).is_none() {
+                    self.refuse(item.span, format!("component `{r}` has no kustomization"));
+                }
                 self.accumulate(&p, true, &mut own);
             }
         }
+        self.generate(&k, &mut own);
         self.transform(&k, &mut own);
         self.stack.pop();
         acc.append(&mut own);
     }
 
-    fn transform(&mut self, k: &Kustomization, res: &mut [Res]) {
+    fn transform(&mut self, k: &Kustomization, res: &mut Vec<Res>) {
         // Transformers fplint does not model could change anything.
         let unmodelled = ["transformers", "replacements", "configurations"]
             .iter()
@@ -485,6 +569,8 @@ impl Builder<'_> {
                 self.strategic_merge(res, &patch, None);
             }
         }
+        // Objects a `$patch: delete` removed.
+        res.retain(|r| !matches!(r.obj.kind, ValueKind::Null));
         for item in k.seq("patches") {
             let target = item.get("target");
             let content = match (item.get("path"), item.get("patch")) {
@@ -505,11 +591,46 @@ impl Builder<'_> {
                 }
             }
         }
+        res.retain(|r| !matches!(r.obj.kind, ValueKind::Null));
         if let Some(ns) = k.doc.get("namespace").filter(|n| !n.is_null()) {
             let v = Value::from_node(ns);
             for r in res.iter_mut() {
+                // kustomize names a Namespace object after the namespace.
+                if r.kind() == Some("Namespace") {
+                    if let (Some(n), Some(new)) =
+                        (r.obj.get_mut_path(&["metadata", "name"]), v.as_str())
+                    {
+                        if let Some(old) = n.as_str().filter(|o| *o != new).map(str::to_string) {
+                            n.kind = ValueKind::String(new.to_string());
+                            r.names.push(old);
+                        }
+                    }
+                }
                 if !cluster_scoped(r.kind().unwrap_or("")) {
+                    let old = r
+                        .obj
+                        .get("metadata")
+                        .and_then(|m| m.get("namespace"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                     set_path(&mut r.obj, &["metadata", "namespace"], v.clone(), None);
+                    r.namespaces.push(old);
+                }
+                // A subject naming the service account `default` moves with
+                // the namespace (kustomize's `defaultOnly` subject policy);
+                // others follow the account they name at the end.
+                if matches!(r.kind(), Some("RoleBinding" | "ClusterRoleBinding")) {
+                    if let Some(ValueKind::List(subjects)) =
+                        r.obj.get_mut_path(&["subjects"]).map(|s| &mut s.kind)
+                    {
+                        for sub in subjects.iter_mut() {
+                            let sa =
+                                sub.get("kind").and_then(Value::as_str) == Some("ServiceAccount");
+                            if sa && sub.get("name").and_then(Value::as_str) == Some("default") {
+                                set_path(sub, &["namespace"], v.clone(), None);
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -517,13 +638,18 @@ impl Builder<'_> {
         let suffix = k.doc.get("nameSuffix").and_then(Node::as_str).unwrap_or("");
         if !prefix.is_empty() || !suffix.is_empty() {
             for r in res.iter_mut() {
+                // kustomize leaves the names of these alone.
+                if matches!(r.kind(), Some("CustomResourceDefinition" | "Namespace")) {
+                    continue;
+                }
                 if let Some(n) = r
                     .obj
                     .get_mut_path(&["metadata", "name"])
                     .filter(|n| n.as_str().is_some())
                 {
-                    let new = format!("{prefix}{}{suffix}", n.as_str().unwrap_or(""));
-                    n.kind = ValueKind::String(new);
+                    let old = n.as_str().unwrap_or("").to_string();
+                    n.kind = ValueKind::String(format!("{prefix}{old}{suffix}"));
+                    r.names.push(old);
                 }
             }
         }
@@ -531,19 +657,24 @@ impl Builder<'_> {
             let Some(pairs) = item.get("pairs") else {
                 continue;
             };
-            let templates = [item.get("includeSelectors"), item.get("includeTemplates")]
-                .iter()
-                .any(|f| f.and_then(Node::as_bool) == Some(true));
+            let flag = |f: &str| item.get(f).and_then(Node::as_bool) == Some(true);
+            let specs = if flag("includeSelectors") {
+                LabelSpecs::Selectors
+            } else if flag("includeTemplates") {
+                LabelSpecs::Templates
+            } else {
+                LabelSpecs::Metadata
+            };
             if item.get("fields").is_some() {
                 res.iter_mut().for_each(|r| r.opaque = true);
             }
-            add_pairs(res, pairs, "labels", templates);
+            add_pairs(res, pairs, "labels", specs);
         }
         if let Some(pairs) = k.doc.get("commonLabels") {
-            add_pairs(res, pairs, "labels", true);
+            add_pairs(res, pairs, "labels", LabelSpecs::Selectors);
         }
         if let Some(pairs) = k.doc.get("commonAnnotations") {
-            add_pairs(res, pairs, "annotations", true);
+            add_pairs(res, pairs, "annotations", LabelSpecs::Templates);
         }
         for item in k.seq("patchesJson6902") {
             let Some(target) = item.get("target") else {
@@ -559,6 +690,12 @@ impl Builder<'_> {
             for patch in content {
                 self.json_patch(res, target, &patch);
             }
+        }
+        for item in k.seq("replicas") {
+            replicas(res, item);
+        }
+        for item in k.seq("images") {
+            images(res, item);
         }
     }
 
@@ -592,18 +729,33 @@ impl Builder<'_> {
                 let (Some(kind), Some(name)) = (kind, name) else {
                     return;
                 };
-                res.iter()
+                let found: Vec<usize> = res
+                    .iter()
                     .enumerate()
                     .filter(|(_, r)| {
                         r.kind() == Some(kind)
                             && (r.name() == Some(name) || r.original_name.as_deref() == Some(name))
                     })
                     .map(|(i, _)| i)
-                    .collect()
+                    .collect();
+                // kustomize fails a patch that names no object; with an
+                // object fplint could not follow, it may be that one.
+                if found.is_empty() && !res.iter().any(|r| r.opaque) {
+                    self.refuse(
+                        patch.span.unwrap_or_default(),
+                        format!("no object `{kind}/{name}` for the patch"),
+                    );
+                }
+                found
             }
         };
         for i in selected {
             let Some(r) = res.get_mut(i) else { continue };
+            if directive(patch) == Some("delete") {
+                // The object leaves the build (dropped after this patch list).
+                r.obj.kind = ValueKind::Null;
+                continue;
+            }
             let mut p = patch.clone();
             // The patch's identity is the target's, not a change to it.
             if let Some(m) = p.get_mut_path(&["metadata"]) {
@@ -626,7 +778,19 @@ impl Builder<'_> {
             let Some(r) = res.get_mut(i) else { continue };
             for op in ops {
                 if apply_op(&mut r.obj, op).is_err() {
+                    // On an object fplint knows, kustomize fails there too.
+                    let known = !r.opaque;
                     r.opaque = true;
+                    if known {
+                        let path = op.get("path").and_then(Value::as_str).unwrap_or("?");
+                        let name = r.name().unwrap_or("?").to_string();
+                        self.refuse(
+                            op.span.unwrap_or(target.span),
+                            format!(
+                                "the JSON patch operation on `{path}` does not apply to `{name}`"
+                            ),
+                        );
+                    }
                     break;
                 }
             }
@@ -674,13 +838,44 @@ fn objects(v: Value) -> Vec<Res> {
         obj: v,
         original_name,
         opaque: false,
+        names: Vec::new(),
+        namespaces: Vec::new(),
+        hash: false,
     }]
 }
 
+/// The built-in kinds that have no namespace (kustomize knows them from its
+/// OpenAPI schema; any other kind, custom ones too, takes the namespace).
 fn cluster_scoped(kind: &str) -> bool {
     matches!(
         kind,
         "Namespace"
+            | "Node"
+            | "ComponentStatus"
+            | "CSIDriver"
+            | "CSINode"
+            | "VolumeAttachment"
+            | "VolumeAttributesClass"
+            | "CertificateSigningRequest"
+            | "ClusterTrustBundle"
+            | "FlowSchema"
+            | "PriorityLevelConfiguration"
+            | "PodSecurityPolicy"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding"
+            | "TokenReview"
+            | "SelfSubjectAccessReview"
+            | "SelfSubjectRulesReview"
+            | "SelfSubjectReview"
+            | "SubjectAccessReview"
+            | "StorageVersion"
+            | "StorageVersionMigration"
+            | "IPAddress"
+            | "ServiceCIDR"
+            | "DeviceClass"
+            | "ResourceSlice"
             | "ClusterRole"
             | "ClusterRoleBinding"
             | "CustomResourceDefinition"
@@ -695,55 +890,164 @@ fn cluster_scoped(kind: &str) -> bool {
     )
 }
 
-/// Where each workload kind keeps its pod template (kustomize's field specs
-/// for template labels and annotations).
-fn template_path(kind: &str) -> Option<&'static [&'static str]> {
-    match kind {
+/// Which fields of each object take labels or annotations: kustomize's
+/// field specs for `commonLabels` (selectors too), for pod templates
+/// (`commonAnnotations`, `labels` with `includeTemplates`), or the
+/// object's own metadata alone.
+#[derive(Clone, Copy, PartialEq)]
+enum LabelSpecs {
+    Metadata,
+    Templates,
+    Selectors,
+}
+
+/// A field spec: a `/` path, `[]` for each item of a list, and whether
+/// kustomize creates the field when it is missing.
+type FieldSpec = (&'static str, bool);
+
+/// kustomize's field specs (v5.6, `builtinpluginconsts`) beyond
+/// `metadata/labels`, for one kind and the field (`labels` or
+/// `annotations`).
+fn label_specs(kind: &str, field: &str, specs: LabelSpecs) -> Vec<FieldSpec> {
+    let templates: &[FieldSpec] = match kind {
         "Deployment"
         | "ReplicaSet"
         | "DaemonSet"
         | "StatefulSet"
         | "Job"
-        | "ReplicationController" => Some(&["spec", "template", "metadata"]),
-        "CronJob" => Some(&["spec", "jobTemplate", "spec", "template", "metadata"]),
-        _ => None,
+        | "ReplicationController" => &[("spec/template/metadata/FIELD", true)],
+        "CronJob" => &[
+            ("spec/jobTemplate/metadata/FIELD", true),
+            ("spec/jobTemplate/spec/template/metadata/FIELD", true),
+        ],
+        _ => &[],
+    };
+    let mut out: Vec<FieldSpec> = Vec::new();
+    if specs != LabelSpecs::Metadata {
+        out.extend_from_slice(templates);
+        // Labels (not annotations) reach a StatefulSet's claim templates.
+        if kind == "StatefulSet" && field == "labels" {
+            out.push(("spec/volumeClaimTemplates[]/metadata/labels", true));
+        }
+    }
+    if specs == LabelSpecs::Selectors {
+        let affinity: &[FieldSpec] = &[
+            ("spec/template/spec/affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution[]/podAffinityTerm/labelSelector/matchLabels", false),
+            ("spec/template/spec/affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution[]/labelSelector/matchLabels", false),
+            ("spec/template/spec/affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution[]/podAffinityTerm/labelSelector/matchLabels", false),
+            ("spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution[]/labelSelector/matchLabels", false),
+            ("spec/template/spec/topologySpreadConstraints[]/labelSelector/matchLabels", false),
+        ];
+        let more: &[FieldSpec] = match kind {
+            "Service" | "ReplicationController" => &[("spec/selector", true)],
+            "Deployment" | "ReplicaSet" | "DaemonSet" => &[("spec/selector/matchLabels", true)],
+            "StatefulSet" => &[("spec/selector/matchLabels", true)],
+            "Job" => &[("spec/selector/matchLabels", false)],
+            "CronJob" => &[("spec/jobTemplate/spec/selector/matchLabels", false)],
+            "PodDisruptionBudget" => &[("spec/selector/matchLabels", false)],
+            "NetworkPolicy" => &[
+                ("spec/podSelector/matchLabels", false),
+                ("spec/ingress[]/from[]/podSelector/matchLabels", false),
+                ("spec/egress[]/to[]/podSelector/matchLabels", false),
+            ],
+            _ => &[],
+        };
+        out.extend_from_slice(more);
+        if matches!(kind, "Deployment" | "StatefulSet") {
+            out.extend_from_slice(affinity);
+        }
+    }
+    if field != "labels" {
+        // Annotations go on metadata and templates only.
+        out.retain(|(p, _)| p.ends_with("FIELD"));
+    }
+    out
+}
+
+/// The values at a field spec's path (`[]` fans out over a list),
+/// creating maps on the way when `create`.
+fn at_spec<'a>(v: &'a mut Value, path: &[&str], create: bool, out: &mut Vec<&'a mut Value>) {
+    let Some((first, rest)) = path.split_first() else {
+        out.push(v);
+        return;
+    };
+    if let Some(list) = first.strip_suffix("[]") {
+        let Some(inner) = lookup_or_create(v, list, false) else {
+            return;
+        };
+        if let ValueKind::List(items) = &mut inner.kind {
+            for item in items.iter_mut() {
+                at_spec(item, rest, create, out);
+            }
+        }
+        return;
+    }
+    if let Some(inner) = lookup_or_create(v, first, create) {
+        at_spec(inner, rest, create, out);
     }
 }
 
+fn lookup_or_create<'a>(v: &'a mut Value, key: &str, create: bool) -> Option<&'a mut Value> {
+    if create && matches!(v.kind, ValueKind::Null) {
+        v.kind = ValueKind::Map(Vec::new());
+    }
+    let span = v.span;
+    let ValueKind::Map(entries) = &mut v.kind else {
+        return None;
+    };
+    let i = match entries.iter().rposition(|(k, _)| k.name == key) {
+        Some(i) => i,
+        None if create => {
+            entries.push((
+                MapKey {
+                    name: key.to_string(),
+                    span: None,
+                },
+                Value::new(ValueKind::Map(Vec::new()), span),
+            ));
+            entries.len() - 1
+        }
+        None => return None,
+    };
+    Some(&mut entries[i].1)
+}
+
 /// `commonLabels`, `labels[].pairs` or `commonAnnotations`: onto each
-/// object's metadata, and onto pod templates when `templates`. Each value
-/// keeps the span where the kustomization wrote it.
-fn add_pairs(res: &mut [Res], pairs: &Node, field: &str, templates: bool) {
+/// object's metadata, and onto the fields `specs` names. Each value keeps
+/// the span where the kustomization wrote it.
+fn add_pairs(res: &mut [Res], pairs: &Node, field: &str, specs: LabelSpecs) {
     let Some(entries) = pairs.as_map() else {
         // Not a mapping (a templated value): the labels are unknown.
         res.iter_mut().for_each(|r| r.opaque = true);
         return;
     };
     for r in res.iter_mut() {
-        let mut at: Vec<Vec<&str>> = vec![vec!["metadata", field]];
-        if templates {
-            if let Some(t) = r.kind().and_then(template_path) {
-                let mut p = t.to_vec();
-                p.push(field);
-                at.push(p);
-            }
-        }
-        for path in at {
-            for e in entries {
-                let Some(name) = e.key.scalar() else { continue };
-                let mut p = path.clone();
-                p.push(name);
-                // The key and the value together, as a written label is.
-                let mut v = Value::from_node(&e.value);
-                if !matches!(v.kind, ValueKind::String(_)) {
-                    v.kind = match v.kind {
-                        ValueKind::Number(n) => ValueKind::String(n),
-                        ValueKind::Bool(b) => ValueKind::String(b.to_string()),
-                        ValueKind::Null => ValueKind::String(String::new()),
-                        other => other,
-                    };
+        let kind = r.kind().unwrap_or("").to_string();
+        let mut at: Vec<(String, bool)> = vec![(format!("metadata/{field}"), true)];
+        at.extend(
+            label_specs(&kind, field, specs)
+                .into_iter()
+                .map(|(p, c)| (p.replace("FIELD", field), c)),
+        );
+        for (path, create) in at {
+            let path: Vec<&str> = path.split('/').collect();
+            let mut targets = Vec::new();
+            at_spec(&mut r.obj, &path, create, &mut targets);
+            for t in targets {
+                for e in entries {
+                    let Some(name) = e.key.scalar() else { continue };
+                    // The key and the value together, as a written label is.
+                    let mut v = Value::from_node(&e.value);
+                    if !matches!(v.kind, ValueKind::String(_)) {
+                        v.kind = match v.kind {
+                            ValueKind::Number(n) => ValueKind::String(n),
+                            ValueKind::Bool(b) => ValueKind::String(b.to_string()),
+                            ValueKind::Null => ValueKind::String(String::new()),
+                            other => other,
+                        };
+                    }
+                    set_path(t, &[name], v, Some(e.key.span));
                 }
-                set_path(&mut r.obj, &p, v, Some(e.key.span));
             }
         }
     }
@@ -839,7 +1143,15 @@ fn select(res: &mut [Res], target: &Node) -> Vec<usize> {
             .and_then(|m| m.get("namespace"))
             .and_then(Value::as_str)
             .map(str::to_string);
+        let api = r
+            .obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let (group, version) = api.rsplit_once('/').unwrap_or(("", api));
         let checks = [
+            pattern(field("group"), Some(group)),
+            pattern(field("version"), Some(version)),
             pattern(kind, r.kind()),
             match name {
                 None => Known::Known(true),
@@ -1030,10 +1342,15 @@ fn merge(base: &mut Value, patch: &Value, field: &str) -> Result<(), Unapplied> 
             Ok(())
         }
         (ValueKind::List(items), ValueKind::List(pitems)) => {
-            let Some(key) = merge_key(field) else {
+            let Some(mut key) = merge_key(field) else {
                 *base = strip_directives(patch);
                 return Ok(());
             };
+            // A Service's ports merge by `port`, a container's by
+            // `containerPort`.
+            if field == "ports" && !items.iter().chain(pitems).any(|i| i.get(key).is_some()) {
+                key = "port";
+            }
             if pitems.iter().any(|p| directive(p) == Some("replace")) {
                 let kept: Vec<Value> = pitems
                     .iter()
@@ -1043,23 +1360,36 @@ fn merge(base: &mut Value, patch: &Value, field: &str) -> Result<(), Unapplied> 
                 base.kind = ValueKind::List(kept);
                 return Ok(());
             }
+            // The patch's items come first, in its order (merged with the
+            // base's item of the same key), then the base's other items:
+            // the order kustomize's strategic merge gives.
+            let mut base_items: Vec<Option<Value>> =
+                std::mem::take(items).into_iter().map(Some).collect();
+            let mut merged = Vec::new();
             for p in pitems {
                 let Some(id) = p.get(key).map(|v| v.as_str().map(str::to_string)) else {
                     return Err(Unapplied);
                 };
-                let pos = items
-                    .iter()
-                    .position(|b| b.get(key).and_then(Value::as_str).map(str::to_string) == id);
+                let pos = base_items.iter().position(|b| {
+                    b.as_ref().is_some_and(|b| {
+                        b.get(key).and_then(Value::as_str).map(str::to_string) == id
+                    })
+                });
                 match (pos, directive(p)) {
-                    (Some(i), Some("delete")) => {
-                        items.remove(i);
-                    }
+                    (Some(i), Some("delete")) => base_items[i] = None,
                     (None, Some("delete")) => {}
                     (_, Some(_)) => return Err(Unapplied),
-                    (Some(i), None) => merge(&mut items[i], p, "")?,
-                    (None, None) => items.push(strip_directives(p)),
+                    (Some(i), None) => {
+                        if let Some(mut b) = base_items[i].take() {
+                            merge(&mut b, p, "")?;
+                            merged.push(b);
+                        }
+                    }
+                    (None, None) => merged.push(strip_directives(p)),
                 }
             }
+            merged.extend(base_items.into_iter().flatten());
+            *items = merged;
             Ok(())
         }
         _ => {
@@ -1074,7 +1404,9 @@ fn strip_directives(v: &Value) -> Value {
     fn go(v: &mut Value) {
         match &mut v.kind {
             ValueKind::Map(e) => {
-                e.retain(|(k, _)| !k.name.starts_with('$'));
+                // A null deletes a key; where there is nothing to delete,
+                // it is not written either.
+                e.retain(|(k, v)| !k.name.starts_with('$') && !matches!(v.kind, ValueKind::Null));
                 e.iter_mut().for_each(|(_, v)| go(v));
             }
             ValueKind::List(items) => items.iter_mut().for_each(go),
@@ -1092,9 +1424,21 @@ fn apply_op(obj: &mut Value, op: &Value) -> Result<(), Unapplied> {
     match name {
         "add" => add(obj, &path, op.get("value").ok_or(Unapplied)?.clone()),
         "replace" => {
-            let slot = lookup(obj, &path).ok_or(Unapplied)?;
-            *slot = op.get("value").ok_or(Unapplied)?.clone();
-            Ok(())
+            let value = op.get("value").ok_or(Unapplied)?.clone();
+            match lookup(obj, &path) {
+                Some(slot) => {
+                    *slot = value;
+                    Ok(())
+                }
+                // kustomize replaces a key a map does not have by adding it.
+                None => {
+                    let (_, parent) = path.split_last().ok_or(Unapplied)?;
+                    match lookup(obj, parent).map(|p| &p.kind) {
+                        Some(ValueKind::Map(_)) => add(obj, &path, value),
+                        _ => Err(Unapplied),
+                    }
+                }
+            }
         }
         "remove" => remove(obj, &path).map(|_| ()),
         "copy" | "move" => {
@@ -1197,6 +1541,774 @@ fn remove(obj: &mut Value, path: &[String]) -> Result<Value, Unapplied> {
         }
         _ => Err(Unapplied),
     }
+}
+
+/// A `replicas` entry: the count of the objects it names (by their name now
+/// or as their file wrote it).
+fn replicas(res: &mut [Res], item: &Node) {
+    let Some(name) = item.get("name").and_then(Node::as_str) else {
+        return;
+    };
+    let Some(count) = item.get("count") else {
+        return;
+    };
+    let count = Value::from_node(count);
+    for r in res.iter_mut() {
+        let named = r.name() == Some(name) || r.original_name.as_deref() == Some(name);
+        let scaled = matches!(
+            r.kind(),
+            Some("Deployment" | "ReplicaSet" | "StatefulSet" | "ReplicationController")
+        );
+        if named && scaled {
+            set_path(&mut r.obj, &["spec", "replicas"], count.clone(), None);
+        }
+    }
+}
+
+/// An image reference split as kustomize splits it: name, tag, digest.
+fn split_image(image: &str) -> (&str, Option<&str>, Option<&str>) {
+    // A registry's port is not a tag: look after the first slash.
+    let from = image.find('/').unwrap_or(0);
+    let rest = &image[from..];
+    let at = rest.find('@').map(|i| i + from);
+    let colon = rest.find(':').map(|i| i + from);
+    match (colon, at) {
+        (None, None) => (image, None, None),
+        (c, Some(d)) if c.is_none_or(|c| d < c) => (&image[..d], None, Some(&image[d + 1..])),
+        (Some(c), Some(d)) => (&image[..c], Some(&image[c + 1..d]), Some(&image[d + 1..])),
+        (Some(c), None) => (&image[..c], Some(&image[c + 1..]), None),
+        (None, Some(_)) => (image, None, None),
+    }
+}
+
+/// An `images` entry: every container and init container image of that
+/// name, anywhere in each object (kustomize's legacy image filter).
+fn images(res: &mut [Res], item: &Node) {
+    let field = |k: &str| item.get(k).and_then(Node::as_str).filter(|s| !s.is_empty());
+    let Some(name) = field("name") else { return };
+    let (new_name, new_tag, digest) = (field("newName"), field("newTag"), field("digest"));
+    let span = Some(item.span);
+    fn walk(v: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+        match &mut v.kind {
+            ValueKind::Map(entries) => {
+                for (k, v) in entries.iter_mut() {
+                    if k.name == "containers" || k.name == "initContainers" {
+                        if let ValueKind::List(items) = &mut v.kind {
+                            for c in items.iter_mut() {
+                                if let Some(image) = c.get_mut_path(&["image"]) {
+                                    f(image);
+                                }
+                            }
+                        }
+                    }
+                    walk(v, f);
+                }
+            }
+            ValueKind::List(items) => items.iter_mut().for_each(|i| walk(i, f)),
+            _ => {}
+        }
+    }
+    for r in res.iter_mut() {
+        walk(&mut r.obj, &mut |image| {
+            let Some(old) = image.as_str() else { return };
+            let (n, tag, dig) = split_image(old);
+            if n != name {
+                return;
+            }
+            let (tag, dig) = match (new_tag, digest) {
+                (Some(t), Some(d)) => (Some(t), Some(d)),
+                (Some(t), None) => (Some(t), None),
+                (None, Some(d)) => (None, Some(d)),
+                (None, None) => (tag, dig),
+            };
+            let mut out = new_name.unwrap_or(n).to_string();
+            if let Some(t) = tag {
+                out.push(':');
+                out.push_str(t);
+            }
+            if let Some(d) = dig {
+                out.push('@');
+                out.push_str(d);
+            }
+            *image = Value::new(ValueKind::String(out), span);
+        });
+    }
+}
+
+impl Builder<'_> {
+    /// `configMapGenerator` and `secretGenerator`: the objects they make,
+    /// added to this kustomization's resources before its transformers run.
+    fn generate(&mut self, k: &Kustomization, res: &mut Vec<Res>) {
+        let global = k.doc.get("generatorOptions");
+        for (key, kind) in [
+            ("configMapGenerator", "ConfigMap"),
+            ("secretGenerator", "Secret"),
+        ] {
+            for item in k.seq(key) {
+                let Some(r) = self.generated(k, item, kind, global) else {
+                    continue;
+                };
+                let behavior = item
+                    .get("behavior")
+                    .and_then(Node::as_str)
+                    .unwrap_or("create");
+                let name = r.name().map(str::to_string);
+                let existing = res.iter().position(|e| {
+                    e.kind() == Some(kind)
+                        && (e.name() == name.as_deref() || e.original_name == name)
+                });
+                match (behavior, existing) {
+                    ("create", _) => res.push(r),
+                    // Replace keeps the object's labels and annotations, as
+                    // merge does, and drops its data.
+                    ("merge" | "replace", Some(i)) => {
+                        let e = &mut res[i];
+                        if behavior == "replace" {
+                            if let ValueKind::Map(entries) = &mut e.obj.kind {
+                                entries.retain(|(k, _)| k.name != "data" && k.name != "binaryData");
+                            }
+                        }
+                        for field in ["data", "binaryData"] {
+                            if let Some(d) = r.obj.get(field).cloned() {
+                                let mut target = Vec::new();
+                                at_spec(&mut e.obj, &[field], true, &mut target);
+                                for t in target {
+                                    if merge(t, &d, "").is_err() {
+                                        e.opaque = true;
+                                    }
+                                }
+                            }
+                        }
+                        for field in ["labels", "annotations"] {
+                            if let Some(d) =
+                                r.obj.get("metadata").and_then(|m| m.get(field)).cloned()
+                            {
+                                let mut target = Vec::new();
+                                at_spec(&mut e.obj, &["metadata", field], true, &mut target);
+                                for t in target {
+                                    if merge(t, &d, "").is_err() {
+                                        e.opaque = true;
+                                    }
+                                }
+                            }
+                        }
+                        e.opaque |= r.opaque;
+                        e.hash &= r.hash;
+                    }
+                    // kustomize refuses to merge or replace what is not there.
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn generated(
+        &mut self,
+        k: &Kustomization,
+        item: &Node,
+        kind: &str,
+        global: Option<&Node>,
+    ) -> Option<Res> {
+        let span = Some(item.span);
+        let s = |text: &str| Value::new(ValueKind::String(text.to_string()), span);
+        let name = item.get("name").and_then(Node::as_str)?;
+        let mut opaque = false;
+        let mut data: Vec<(String, String)> = Vec::new();
+        let strings = |key: &str| -> Vec<&str> {
+            match item.get(key) {
+                Some(n) if n.as_str().is_some() => n.as_str().into_iter().collect(),
+                Some(n) => n
+                    .as_seq()
+                    .map(|i| i.iter().filter_map(Node::as_str).collect())
+                    .unwrap_or_default(),
+                None => Vec::new(),
+            }
+        };
+        for path in strings("envs").into_iter().chain(strings("env")) {
+            match self.load(&normalise(&k.dir.join(path))) {
+                Some(f) => {
+                    for line in f.text.lines() {
+                        let line = line.trim_start();
+                        if line.is_empty() || line.starts_with('#') {
+                            continue;
+                        }
+                        match line.split_once('=') {
+                            Some((key, v)) => data.push((key.to_string(), v.to_string())),
+                            // The value comes from kustomize's environment.
+                            None => opaque = true,
+                        }
+                    }
+                }
+                None => opaque = true,
+            }
+        }
+        for literal in strings("literals") {
+            let Some((key, v)) = literal.split_once('=') else {
+                opaque = true;
+                continue;
+            };
+            let v = [('"', '"'), ('\'', '\'')]
+                .iter()
+                .find_map(|(a, b)| v.strip_prefix(*a).and_then(|v| v.strip_suffix(*b)))
+                .filter(|_| v.len() >= 2)
+                .unwrap_or(v);
+            data.push((key.to_string(), v.to_string()));
+        }
+        for file in strings("files") {
+            let (key, path) = match file.split_once('=') {
+                Some((key, path)) => (key.to_string(), path),
+                None => (
+                    Path::new(file)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    file,
+                ),
+            };
+            let p = normalise(&k.dir.join(path));
+            if p.is_dir() {
+                // A folder gives one key per file; not modelled.
+                opaque = true;
+                continue;
+            }
+            match self.load(&p) {
+                Some(f) => data.push((key, f.text.to_string())),
+                None => opaque = true,
+            }
+        }
+        let option = |key: &str| {
+            item.get("options")
+                .and_then(|o| o.get(key))
+                .or_else(|| global.and_then(|g| g.get(key)))
+        };
+        let mut meta = vec![(key_of("name"), s(name))];
+        if let Some(ns) = item.get("namespace").and_then(Node::as_str) {
+            meta.push((key_of("namespace"), s(ns)));
+        }
+        for field in ["labels", "annotations"] {
+            let mut pairs: Vec<(MapKey, Value)> = Vec::new();
+            let sources = [
+                global.and_then(|g| g.get(field)),
+                item.get("options").and_then(|o| o.get(field)),
+            ];
+            for e in sources
+                .iter()
+                .flatten()
+                .filter_map(|m| m.as_map())
+                .flatten()
+            {
+                let Some(key) = e.key.scalar() else { continue };
+                let v = Value::from_node(&e.value);
+                let v = Value::new(
+                    ValueKind::String(v.as_str().unwrap_or_default().to_string()),
+                    v.span,
+                );
+                match pairs.iter_mut().find(|(k, _)| k.name == key) {
+                    Some(slot) => slot.1 = v,
+                    None => pairs.push((key_of(key), v)),
+                }
+            }
+            if !pairs.is_empty() {
+                meta.push((key_of(field), Value::new(ValueKind::Map(pairs), span)));
+            }
+        }
+        let secret = kind == "Secret";
+        let data_value = Value::new(
+            ValueKind::Map(
+                data.into_iter()
+                    .map(|(key, v)| {
+                        (
+                            key_of(&key),
+                            s(&if secret { base64(v.as_bytes()) } else { v }),
+                        )
+                    })
+                    .collect(),
+            ),
+            span,
+        );
+        let mut obj = vec![
+            (key_of("apiVersion"), s("v1")),
+            (key_of("kind"), s(kind)),
+            (key_of("metadata"), Value::new(ValueKind::Map(meta), span)),
+        ];
+        if matches!(&data_value.kind, ValueKind::Map(e) if !e.is_empty()) {
+            obj.push((key_of("data"), data_value));
+        }
+        if secret {
+            let t = item.get("type").and_then(Node::as_str).unwrap_or("Opaque");
+            obj.push((key_of("type"), s(t)));
+        }
+        if option("immutable").and_then(Node::as_bool) == Some(true) {
+            obj.push((key_of("immutable"), Value::new(ValueKind::Bool(true), span)));
+        }
+        let hash = option("disableNameSuffixHash").and_then(Node::as_bool) != Some(true);
+        Some(Res {
+            obj: Value::new(ValueKind::Map(obj), span),
+            original_name: Some(name.to_string()),
+            opaque,
+            names: Vec::new(),
+            namespaces: Vec::new(),
+            hash,
+        })
+    }
+}
+
+fn key_of(name: &str) -> MapKey {
+    MapKey {
+        name: name.to_string(),
+        span: None,
+    }
+}
+
+/// The steps kustomize takes once, after the whole build: generated names
+/// take the hash of their content, then references to renamed objects
+/// follow them.
+fn finish(res: &mut [Res], vars: &BTreeSet<String>) {
+    for r in res.iter_mut().filter(|r| r.hash) {
+        let Some(hash) = content_hash(&r.obj) else {
+            continue;
+        };
+        if let Some(n) = r.obj.get_mut_path(&["metadata", "name"]) {
+            let old = n.as_str().unwrap_or_default().to_string();
+            n.kind = ValueKind::String(format!("{old}-{hash}"));
+            r.names.push(old);
+        }
+    }
+    fix_references(res);
+    if !vars.is_empty() {
+        // kustomize puts a var's value in the fields it knows; fplint does
+        // not resolve vars: a string that uses one is unknown.
+        fn walk(v: &mut Value, vars: &BTreeSet<String>) {
+            match &mut v.kind {
+                ValueKind::String(s)
+                    if s.contains("$(") && vars.iter().any(|n| s.contains(&format!("$({n})"))) =>
+                {
+                    v.kind = ValueKind::Unknown;
+                }
+                ValueKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| walk(v, vars)),
+                ValueKind::List(items) => items.iter_mut().for_each(|v| walk(v, vars)),
+                _ => {}
+            }
+        }
+        res.iter_mut().for_each(|r| walk(&mut r.obj, vars));
+    }
+}
+
+/// kustomize's name hash of a generated ConfigMap or Secret: SHA-256 of
+/// the JSON of its kind, type and data and an empty name (keys sorted, as
+/// Go's encoder writes a map), ten hex digits with some letters swapped.
+fn content_hash(obj: &Value) -> Option<String> {
+    let kind = obj.get("kind").and_then(Value::as_str)?;
+    // kustomize hashes the object before it has its name.
+    let name = "";
+    let json = |s: &str| {
+        serde_json::to_string(s)
+            .unwrap_or_default()
+            .replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026")
+            .replace('\u{2028}', "\\u2028")
+            .replace('\u{2029}', "\\u2029")
+    };
+    let map = |field: &str| -> Option<String> {
+        let v = obj.get(field)?;
+        let ValueKind::Map(entries) = &v.kind else {
+            return None;
+        };
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for (k, v) in entries {
+            pairs.push((k.name.as_str(), v.as_str()?));
+        }
+        pairs.sort();
+        let body: Vec<String> = pairs
+            .iter()
+            .map(|(k, v)| format!("{}:{}", json(k), json(v)))
+            .collect();
+        Some(format!("{{{}}}", body.join(",")))
+    };
+    let data = match obj.get("data") {
+        Some(_) => map("data")?,
+        None => "{}".to_string(),
+    };
+    let mut parts = Vec::new();
+    if obj.get("binaryData").is_some() {
+        parts.push(format!("\"binaryData\":{}", map("binaryData")?));
+    }
+    parts.push(format!("\"data\":{data}"));
+    parts.push(format!("\"kind\":{}", json(kind)));
+    parts.push(format!("\"name\":{}", json(name)));
+    if kind == "Secret" {
+        let t = obj.get("type").and_then(Value::as_str).unwrap_or("Opaque");
+        parts.push(format!("\"type\":{}", json(t)));
+    } else if kind != "ConfigMap" {
+        return None;
+    }
+    let digest = sha256(format!("{{{}}}", parts.join(",")).as_bytes());
+    let hex: String = digest.iter().take(5).map(|b| format!("{b:02x}")).collect();
+    Some(
+        hex.chars()
+            .map(|c| match c {
+                '0' => 'g',
+                '1' => 'h',
+                '3' => 'k',
+                'a' => 'm',
+                'e' => 't',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// The references kustomize renames with the object they name (v5.6's
+/// `nameReference` field specs, the ones for core kinds): the kind named,
+/// the kinds that name it (none: any with a pod spec, the path then
+/// starting in the pod spec) and the path of the name.
+const REFERENCES: &[(&str, &[&str], &str)] = &[
+    ("ConfigMap", &[], "volumes[]/configMap/name"),
+    (
+        "ConfigMap",
+        &[],
+        "volumes[]/projected/sources[]/configMap/name",
+    ),
+    (
+        "ConfigMap",
+        &[],
+        "containers[]/env[]/valueFrom/configMapKeyRef/name",
+    ),
+    (
+        "ConfigMap",
+        &[],
+        "initContainers[]/env[]/valueFrom/configMapKeyRef/name",
+    ),
+    ("ConfigMap", &[], "containers[]/envFrom[]/configMapRef/name"),
+    (
+        "ConfigMap",
+        &[],
+        "initContainers[]/envFrom[]/configMapRef/name",
+    ),
+    ("Secret", &[], "volumes[]/secret/secretName"),
+    ("Secret", &[], "volumes[]/projected/sources[]/secret/name"),
+    (
+        "Secret",
+        &[],
+        "containers[]/env[]/valueFrom/secretKeyRef/name",
+    ),
+    (
+        "Secret",
+        &[],
+        "initContainers[]/env[]/valueFrom/secretKeyRef/name",
+    ),
+    ("Secret", &[], "containers[]/envFrom[]/secretRef/name"),
+    ("Secret", &[], "initContainers[]/envFrom[]/secretRef/name"),
+    ("Secret", &[], "imagePullSecrets[]/name"),
+    ("Secret", &["ServiceAccount"], "imagePullSecrets[]/name"),
+    ("Secret", &["ServiceAccount"], "secrets[]/name"),
+    ("Secret", &["Ingress"], "spec/tls[]/secretName"),
+    ("ServiceAccount", &[], "serviceAccountName"),
+    ("ServiceAccount", &[], "serviceAccount"),
+    (
+        "ServiceAccount",
+        &["RoleBinding", "ClusterRoleBinding"],
+        "subjects[]/name",
+    ),
+    (
+        "PersistentVolumeClaim",
+        &[],
+        "volumes[]/persistentVolumeClaim/claimName",
+    ),
+    ("PriorityClass", &[], "priorityClassName"),
+    (
+        "Service",
+        &["Ingress"],
+        "spec/rules[]/http/paths[]/backend/service/name",
+    ),
+    ("Service", &["Ingress"], "spec/defaultBackend/service/name"),
+    (
+        "Service",
+        &["Ingress"],
+        "spec/rules[]/http/paths[]/backend/serviceName",
+    ),
+    ("Service", &["Ingress"], "spec/backend/serviceName"),
+    ("Service", &["StatefulSet"], "spec/serviceName"),
+    ("Service", &["APIService"], "spec/service/name"),
+    (
+        "Service",
+        &[
+            "MutatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+        ],
+        "webhooks[]/clientConfig/service/name",
+    ),
+    ("Role", &["RoleBinding"], "roleRef/name"),
+    (
+        "ClusterRole",
+        &["RoleBinding", "ClusterRoleBinding"],
+        "roleRef/name",
+    ),
+    (
+        "Deployment",
+        &["HorizontalPodAutoscaler"],
+        "spec/scaleTargetRef/name",
+    ),
+    (
+        "StatefulSet",
+        &["HorizontalPodAutoscaler"],
+        "spec/scaleTargetRef/name",
+    ),
+    (
+        "ReplicaSet",
+        &["HorizontalPodAutoscaler"],
+        "spec/scaleTargetRef/name",
+    ),
+];
+
+fn pod_spec_path(kind: &str) -> Option<&'static str> {
+    match kind {
+        "Pod" => Some("spec"),
+        "Deployment"
+        | "ReplicaSet"
+        | "DaemonSet"
+        | "StatefulSet"
+        | "Job"
+        | "ReplicationController" => Some("spec/template/spec"),
+        "CronJob" => Some("spec/jobTemplate/spec/template/spec"),
+        _ => None,
+    }
+}
+
+/// Rename references to objects the build renamed (prefix, suffix, hash):
+/// a reference to a name an object had becomes its name now, when one
+/// object of that kind in the referrer's namespace had it. A subject or a
+/// webhook's service names a namespace too, and follows its object there.
+fn fix_references(res: &mut [Res]) {
+    fn namespace_of(v: &Value) -> Option<String> {
+        v.get("metadata")
+            .and_then(|m| m.get("namespace"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+    // No namespace is the default one.
+    fn or_default(ns: Option<&str>) -> &str {
+        ns.unwrap_or("default")
+    }
+    struct Named {
+        kind: String,
+        name: String,
+        names: Vec<String>,
+        namespace: Option<String>,
+        namespaces: Vec<Option<String>>,
+    }
+    if res
+        .iter()
+        .all(|r| r.names.is_empty() && r.namespaces.is_empty())
+    {
+        return;
+    }
+    let named: Vec<Named> = res
+        .iter()
+        .filter_map(|r| {
+            Some(Named {
+                kind: r.kind()?.to_string(),
+                name: r.name()?.to_string(),
+                names: r.names.clone(),
+                namespace: namespace_of(&r.obj),
+                namespaces: r.namespaces.clone(),
+            })
+        })
+        .collect();
+    // (kind, any name it had or has) → the objects, so a large build does
+    // not scan every object for every reference.
+    let mut by_name: HashMap<(&str, &str), Vec<&Named>> = HashMap::new();
+    for n in &named {
+        for old in n.names.iter().chain(std::iter::once(&n.name)) {
+            let v = by_name.entry((n.kind.as_str(), old.as_str())).or_default();
+            if !v.iter().any(|m| std::ptr::eq(*m, n)) {
+                v.push(n);
+            }
+        }
+    }
+    for r in res.iter_mut() {
+        let Some(kind) = r.kind().map(str::to_string) else {
+            continue;
+        };
+        let ns = namespace_of(&r.obj);
+        for (target, referrers, path) in REFERENCES {
+            let full = if referrers.is_empty() {
+                match pod_spec_path(&kind) {
+                    Some(pod) => format!("{pod}/{path}"),
+                    None => continue,
+                }
+            } else if referrers.contains(&kind.as_str()) {
+                (*path).to_string()
+            } else {
+                continue;
+            };
+            let segments: Vec<&str> = full.split('/').collect();
+            let Some((last, parent)) = segments.split_last() else {
+                continue;
+            };
+            let subject = *path == "subjects[]/name";
+            // References that name a namespace too: they follow the object
+            // into its namespace.
+            let names_ns = subject || path.ends_with("service/name");
+            let mut parents = Vec::new();
+            at_spec(&mut r.obj, parent, false, &mut parents);
+            for p in parents {
+                // A reference that says what it names (a role reference, a
+                // scale target) must name this kind. Subjects are renamed
+                // whatever their kind, as kustomize does.
+                if !subject
+                    && p.get("kind")
+                        .and_then(Value::as_str)
+                        .is_some_and(|k| k != *target)
+                {
+                    continue;
+                }
+                let Some(old) = p.get(last).and_then(Value::as_str).map(str::to_string) else {
+                    continue;
+                };
+                let wanted_ns: Option<String> = if names_ns {
+                    p.get("namespace")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                } else {
+                    ns.clone()
+                };
+                let in_ns = |n: &Named| {
+                    if cluster_scoped(target) {
+                        return true;
+                    }
+                    let want = or_default(wanted_ns.as_deref());
+                    if !names_ns {
+                        return or_default(n.namespace.as_deref()) == want;
+                    }
+                    or_default(n.namespace.as_deref()) == want
+                        || n.namespaces
+                            .iter()
+                            .any(|o| or_default(o.as_deref()) == want)
+                };
+                let matches: Vec<&Named> = by_name
+                    .get(&(*target, old.as_str()))
+                    .map(|v| v.iter().copied().filter(|n| in_ns(n)).collect())
+                    .unwrap_or_default();
+                // The name is an object's name now: it names that one.
+                if matches.iter().any(|n| n.name == old && !names_ns) {
+                    continue;
+                }
+                let Some(first) = matches.first() else {
+                    continue;
+                };
+                if matches
+                    .iter()
+                    .any(|n| n.name != first.name || n.namespace != first.namespace)
+                {
+                    continue;
+                }
+                if let Some(slot) = p.get_mut_path(&[last]) {
+                    slot.kind = ValueKind::String(first.name.clone());
+                }
+                if names_ns {
+                    if let Some(ns) = &first.namespace {
+                        let v = Value::new(ValueKind::String(ns.clone()), None);
+                        set_path(p, &["namespace"], v, None);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn base64(data: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// SHA-256 (FIPS 180-4), for kustomize's name hash.
+fn sha256(data: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut msg = data.to_vec();
+    let bits = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bits.to_be_bytes());
+    for block in msg.chunks(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let mut v = h;
+        for i in 0..64 {
+            let s1 = v[4].rotate_right(6) ^ v[4].rotate_right(11) ^ v[4].rotate_right(25);
+            let ch = (v[4] & v[5]) ^ (!v[4] & v[6]);
+            let t1 = v[7]
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = v[0].rotate_right(2) ^ v[0].rotate_right(13) ^ v[0].rotate_right(22);
+            let maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+            let t2 = s0.wrapping_add(maj);
+            v = [
+                t1.wrapping_add(t2),
+                v[0],
+                v[1],
+                v[2],
+                v[3].wrapping_add(t1),
+                v[4],
+                v[5],
+                v[6],
+            ];
+        }
+        for (a, b) in h.iter_mut().zip(v) {
+            *a = a.wrapping_add(b);
+        }
+    }
+    let mut out = [0u8; 32];
+    for (i, word) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&word.to_be_bytes());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -1445,5 +2557,172 @@ mod tests {
         assert!(out.diagnostics[0]
             .message
             .contains("over 2000 kustomizations"));
+    }
+
+    /// The objects of a build, by `kind/name`, and the build's messages.
+    fn objects_of(files: &[(&str, &str)], root: &str) -> (Vec<(String, Value)>, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), files);
+        let sources = Sources::new(vec![dir.path().to_path_buf()]);
+        let (objs, diags) = build_objects(&dir.path().join(root), &sources, Limits::default());
+        let named = objs
+            .into_iter()
+            .map(|(o, _)| {
+                let r = objects(o.clone()).pop().unwrap();
+                (format!("{}/{}", r.kind().unwrap(), r.name().unwrap()), o)
+            })
+            .collect();
+        (named, diags.into_iter().map(|d| d.message).collect())
+    }
+
+    fn text(v: &Value, path: &[&str]) -> String {
+        let mut cur = v;
+        for p in path {
+            cur = match p.parse::<usize>() {
+                Ok(i) => &cur.as_list().unwrap()[i],
+                Err(_) => cur.get(p).unwrap_or_else(|| panic!("no {p} in {cur:?}")),
+            };
+        }
+        cur.as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn generated_names_take_kustomizes_hash_and_references_follow() {
+        let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx\n          envFrom:\n            - configMapRef: {name: c}\n            - secretRef: {name: s}\n";
+        let (objs, diags) = objects_of(
+            &[
+                ("d.yaml", deploy),
+                (
+                    "kustomization.yaml",
+                    "resources: [d.yaml]\nnamePrefix: p-\nconfigMapGenerator:\n  - name: c\n    literals: [a=b]\nsecretGenerator:\n  - name: s\n    literals: [a=b]\n",
+                ),
+            ],
+            ".",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let names: Vec<&str> = objs.iter().map(|(n, _)| n.as_str()).collect();
+        // The hashes kubectl kustomize (v5.6) gives the same generators.
+        assert_eq!(
+            names,
+            [
+                "Deployment/p-web",
+                "ConfigMap/p-c-4h2mbtbbt6",
+                "Secret/p-s-k695gkmbtk"
+            ]
+        );
+        let d = &objs[0].1;
+        let env = ["spec", "template", "spec", "containers", "0", "envFrom"];
+        let at = |i: &'static str, k: &'static str| [&env[..], &[i, k, "name"]].concat();
+        assert_eq!(text(d, &at("0", "configMapRef")), "p-c-4h2mbtbbt6");
+        assert_eq!(text(d, &at("1", "secretRef")), "p-s-k695gkmbtk");
+        assert_eq!(text(&objs[2].1, &["data", "a"]), "Yg==");
+    }
+
+    #[test]
+    fn selectors_images_and_replicas() {
+        let svc =
+            "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n";
+        let (objs, _) = objects_of(
+            &[
+                ("d.yaml", BASE),
+                ("s.yaml", svc),
+                (
+                    "kustomization.yaml",
+                    "resources: [d.yaml, s.yaml]\ncommonLabels: {team: a}\nreplicas: [{name: web, count: 3}]\nimages:\n  - {name: nginx, newName: mirror/nginx, newTag: \"1.27\"}\n  - {name: busybox, digest: \"sha256:00\"}\n",
+                ),
+            ],
+            ".",
+        );
+        let d = &objs[0].1;
+        assert_eq!(text(d, &["spec", "selector", "matchLabels", "team"]), "a");
+        assert_eq!(
+            text(d, &["spec", "template", "metadata", "labels", "team"]),
+            "a"
+        );
+        assert_eq!(text(&objs[1].1, &["spec", "selector", "team"]), "a");
+        assert_eq!(text(d, &["spec", "replicas"]), "3");
+        let image = |i: &str| text(d, &["spec", "template", "spec", "containers", i, "image"]);
+        assert_eq!(image("0"), "mirror/nginx:1.27");
+        assert_eq!(image("1"), "busybox@sha256:00");
+        assert_eq!(
+            split_image("reg:5000/a/b:1@sha256:9"),
+            ("reg:5000/a/b", Some("1"), Some("sha256:9"))
+        );
+    }
+
+    #[test]
+    fn render_says_when_kustomize_would_refuse_and_check_builds_on() {
+        let files = [
+            ("empty/kustomization.yaml", "# resources: [x.yaml]\n"),
+            (
+                "plain/pod.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+            ),
+            (
+                "o/kustomization.yaml",
+                "resources: [../empty, ../plain, gone.yaml, own.yaml]\n",
+            ),
+            (
+                "o/own.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: own}\n",
+            ),
+        ];
+        let (objs, diags) = objects_of(&files, "o");
+        assert_eq!(objs.len(), 1);
+        assert_eq!(
+            diags,
+            [
+                "kustomize refuses this build: the kustomization is empty",
+                "kustomize refuses this build: `../plain` is a folder without a kustomization",
+                "kustomize refuses this build: `gone.yaml` cannot be read",
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &files);
+        let sources = Sources::new(vec![dir.path().to_path_buf()]);
+        let out = build(&dir.path().join("o"), &sources, Limits::default());
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    }
+
+    #[test]
+    fn strategic_merge_puts_the_patchs_items_first() {
+        let (objs, _) = objects_of(
+            &[
+                ("d.yaml", BASE),
+                (
+                    "kustomization.yaml",
+                    "resources: [d.yaml]\npatches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: web}\n      spec: {template: {spec: {containers: [{name: new, image: x}, {name: log, image: y}]}}}\n",
+                ),
+            ],
+            ".",
+        );
+        let names: Vec<String> = (0..3)
+            .map(|i| {
+                text(
+                    &objs[0].1,
+                    &[
+                        "spec",
+                        "template",
+                        "spec",
+                        "containers",
+                        &i.to_string(),
+                        "name",
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(names, ["new", "log", "web"]);
+    }
+
+    #[test]
+    fn sha256_and_base64_known_answers() {
+        let hex: String = sha256(b"abc").iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(base64(b"s3cr3t"), "czNjcjN0");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"a"), "YQ==");
     }
 }
