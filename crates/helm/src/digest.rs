@@ -1,6 +1,7 @@
 //! The digests and encodings Sprig offers (sha256sum, sha1sum, adler32sum,
 //! b64enc/b64dec, b32enc): small enough to own rather than depend on.
 
+/// SHA-256 of `data`.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     const K: [u32; 64] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,

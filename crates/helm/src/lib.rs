@@ -20,7 +20,7 @@
 
 mod archive;
 mod chart;
-mod digest;
+pub mod digest;
 mod exec;
 mod funcs;
 mod parse;
