@@ -287,7 +287,7 @@ impl<'l> Engine<'l> {
                                 .map(|(k, b)| {
                                     (
                                         Value::str(k.as_str()),
-                                        Value::str(String::from_utf8_lossy(b)),
+                                        std::str::from_utf8(b).map_or(Value::Unknown, Value::str),
                                     )
                                 })
                                 .collect()
@@ -848,8 +848,12 @@ impl<'l> Engine<'l> {
             },
             "fail" => {
                 let msg = vals.first().map(go_string).unwrap_or_default();
-                if st.uncertain > 0 || vals.first().is_some_and(Value::is_unknown) {
-                    // A fail under an unknown condition may not happen.
+                if st.uncertain > 0 {
+                    // A fail under an unknown condition may not happen; when
+                    // it does not, it prints nothing (the region is unknown).
+                    return Ok(Value::str(""));
+                }
+                if vals.first().is_some_and(Value::is_unknown) {
                     return Ok(Value::Unknown);
                 }
                 Err(self.error(st, span, RenderErrorKind::Fail, msg))

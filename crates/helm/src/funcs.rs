@@ -2206,17 +2206,21 @@ pub fn files_method(o: &Object, name: &str, a: &[Value]) -> R {
     match name {
         "Get" | "GetBytes" => {
             let p = arg(0)?;
-            s(files
-                .get(p)
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default())
+            // Go's string holds any bytes; ours holds UTF-8 only, so a binary
+            // file (a compressed archive) is unknown rather than mangled.
+            match files.get(p).map(|b| std::str::from_utf8(b)) {
+                Some(Ok(t)) => s(t.to_string()),
+                Some(Err(_)) => Ok(Value::Unknown),
+                None => s(String::new()),
+            }
         }
         "Lines" => {
             let p = arg(0)?;
-            let text = files
-                .get(p)
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default();
+            let text = match files.get(p).map(|b| std::str::from_utf8(b)) {
+                Some(Ok(t)) => t.to_string(),
+                Some(Err(_)) => return Ok(Value::Unknown),
+                None => String::new(),
+            };
             if text.is_empty() {
                 return Ok(Value::list(Vec::new()));
             }
@@ -2236,11 +2240,11 @@ pub fn files_method(o: &Object, name: &str, a: &[Value]) -> R {
             for (k, v) in files.iter() {
                 let base = k.rsplit('/').next().unwrap_or(k).to_string();
                 let val = if name == "AsSecrets" {
-                    digest::b64enc(v)
+                    Value::str(digest::b64enc(v))
                 } else {
-                    String::from_utf8_lossy(v).into_owned()
+                    std::str::from_utf8(v).map_or(Value::Unknown, Value::str)
                 };
-                m.insert(base, Value::str(val));
+                m.insert(base, val);
             }
             if m.is_empty() {
                 return s("");

@@ -228,14 +228,21 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         match layer {
             ValuesLayer::Yaml { file, text } => {
                 match parse_yaml(text, limits.max_values_depth, limits.max_values_nodes) {
-                    Ok((docs, _)) => match docs.into_iter().next() {
-                        Some(Value::Map(m)) => merge_maps(&mut user, &m.borrow(), 0),
-                        Some(Value::Nil) | None => {}
-                        Some(_) => {
-                            out.errors
-                                .push(values_error(file, 0..0, "values are not a mapping"))
+                    // Helm reads every document of a values file, each
+                    // merged over the ones before it.
+                    Ok((docs, _)) => {
+                        for doc in docs {
+                            match doc {
+                                Value::Map(m) => merge_maps(&mut user, &m.borrow(), 0),
+                                Value::Nil => {}
+                                _ => out.errors.push(values_error(
+                                    file,
+                                    0..0,
+                                    "values are not a mapping",
+                                )),
+                            }
                         }
-                    },
+                    }
                     Err(e) => out
                         .errors
                         .push(values_error(file, e.offset..e.offset, &e.message)),
@@ -336,7 +343,8 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
 
     // Every template of the tree, with the values its chart sees.
     let mut jobs: Vec<Job> = Vec::new();
-    collect(&chart, &chart.name, &top, true, &mut jobs);
+    let shared = (release_obj.clone(), capabilities.clone());
+    collect(&chart, &chart.name, &top, true, &shared, &mut jobs);
     // Helm parses deeper paths first so a parent's define wins (sortTemplates).
     jobs.sort_by(|a, b| {
         let (ca, cb) = (a.path.matches('/').count(), b.path.matches('/').count());
@@ -377,7 +385,7 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         top.insert("Capabilities".into(), capabilities.clone());
         top.insert("Template".into(), Value::map(tmpl));
         top.insert("Files".into(), job.files.clone());
-        top.insert("Subcharts".into(), Value::empty_map());
+        top.insert("Subcharts".into(), job.subcharts.clone());
         let dot = Value::map(top);
         match engine.execute(*src, &p.root, &dot, &dot) {
             Ok(o) => {
@@ -450,9 +458,21 @@ struct Job {
     files: Value,
     library: bool,
     base_path: String,
+    /// `.Subcharts`: each enabled subchart's top-level object, by name or alias.
+    subcharts: Value,
 }
 
-fn collect(chart: &Chart, prefix: &str, values: &Value, root: bool, jobs: &mut Vec<Job>) {
+/// Adds the chart's templates (and its subcharts') to `jobs`, and returns the
+/// chart's top-level object as its parent's `.Subcharts` holds it (Helm's
+/// `recAllTpls`: Chart, Files, Release, Capabilities, Values, Subcharts).
+fn collect(
+    chart: &Chart,
+    prefix: &str,
+    values: &Value,
+    root: bool,
+    shared: &(Value, Value),
+    jobs: &mut Vec<Job>,
+) -> Value {
     let chart_obj = chart.chart_object();
     if !root {
         if let Value::Map(m) = &chart_obj {
@@ -460,17 +480,7 @@ fn collect(chart: &Chart, prefix: &str, values: &Value, root: bool, jobs: &mut V
         }
     }
     let files = chart::files_object(chart);
-    for t in &chart.templates {
-        jobs.push(Job {
-            path: format!("{prefix}/{}", t.path),
-            data: t.data.clone(),
-            values: values.clone(),
-            chart: chart_obj.clone(),
-            files: files.clone(),
-            library: chart.is_library,
-            base_path: format!("{prefix}/templates"),
-        });
-    }
+    let mut subs = value::Map::new();
     for sub in &chart.subcharts {
         let sv = match values {
             Value::Map(m) => m
@@ -481,14 +491,37 @@ fn collect(chart: &Chart, prefix: &str, values: &Value, root: bool, jobs: &mut V
             Value::Unknown => Value::Unknown,
             _ => Value::empty_map(),
         };
-        collect(
+        let obj = collect(
             sub,
             &format!("{prefix}/charts/{}", sub.name),
             &sv,
             false,
+            shared,
             jobs,
         );
+        subs.insert(sub.name.clone(), obj);
     }
+    let subcharts = Value::map(subs);
+    for t in &chart.templates {
+        jobs.push(Job {
+            path: format!("{prefix}/{}", t.path),
+            data: t.data.clone(),
+            values: values.clone(),
+            chart: chart_obj.clone(),
+            files: files.clone(),
+            library: chart.is_library,
+            base_path: format!("{prefix}/templates"),
+            subcharts: subcharts.clone(),
+        });
+    }
+    let mut obj = value::Map::new();
+    obj.insert("Chart".into(), chart_obj);
+    obj.insert("Files".into(), files);
+    obj.insert("Release".into(), shared.0.clone());
+    obj.insert("Capabilities".into(), shared.1.clone());
+    obj.insert("Values".into(), values.clone());
+    obj.insert("Subcharts".into(), subcharts);
+    Value::map(obj)
 }
 
 fn collect_crds(chart: &Chart, prefix: &str) -> Vec<ChartFile> {

@@ -215,6 +215,73 @@ fn fail_is_an_error_unless_its_condition_is_unknown() {
         &Release::default(),
     );
     assert!(r.errors.is_empty(), "{:?}", r.errors);
+    // A fail that may not happen prints nothing: helm template, whose lookup
+    // finds nothing, renders an empty file, and so does fplint.
+    let r = one(
+        "",
+        "{{ if lookup \"v1\" \"Secret\" \"ns\" \"old\" }}{{ fail \"no\" }}{{ end }}",
+        &known(),
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert!(r.manifests.is_empty(), "{:?}", r.manifests);
+}
+
+#[test]
+fn every_document_of_a_values_file_is_merged() {
+    let release = Release {
+        values: vec![ValuesLayer::Yaml {
+            file: "a.yaml".into(),
+            text: "a: 1\nm: {p: 1, q: 1}\nl: [1]\n---\na: 2\nm: {q: 2}\nl: [2]\n---\n".into(),
+        }],
+        ..known()
+    };
+    let r = one("z: 0\n", "{{ toJson .Values }}", &release);
+    assert_eq!(text(&r), r#"{"a":2,"l":[2],"m":{"p":1,"q":2},"z":0}"#);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_unknown() {
+    let mut c = chart(
+        "",
+        &[(
+            "a.yaml",
+            "b: {{ .Files.Get \"blob\" | b64enc }}\nt: {{ .Files.Get \"text\" }}\n",
+        )],
+    );
+    c.files.insert("blob".into(), vec![0x61, 0xff, 0xfe]);
+    c.files.insert("text".into(), b"plain".to_vec());
+    let r = render(&c, &known(), &Limits::default());
+    assert_eq!(text(&r), format!("b: {UNKNOWN_MARKER}\nt: plain\n"));
+}
+
+#[test]
+fn subcharts_holds_each_subchart_object() {
+    let files = vec![
+        ChartFile {
+            path: "Chart.yaml".into(),
+            data: b"apiVersion: v2\nname: top\nversion: 1.0.0\n".to_vec(),
+        },
+        ChartFile {
+            path: "values.yaml".into(),
+            data: b"sub: {size: 3}\n".to_vec(),
+        },
+        ChartFile {
+            path: "templates/a.yaml".into(),
+            data: b"{{ $s := index .Subcharts \"sub\" }}{{ $s.Chart.Name }} {{ $s.Values.size }} {{ $s.Release.Name }} {{ keys .Subcharts }}".to_vec(),
+        },
+        ChartFile {
+            path: "charts/sub/Chart.yaml".into(),
+            data: b"apiVersion: v2\nname: sub\nversion: 0.1.0\n".to_vec(),
+        },
+        ChartFile {
+            path: "charts/sub/values.yaml".into(),
+            data: b"size: 1\n".to_vec(),
+        },
+    ];
+    let c = Chart::from_files(files, &Limits::default(), 0).expect("chart loads");
+    let r = render(&c, &known(), &Limits::default());
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(text(&r), "sub 3 rel [sub]");
 }
 
 #[test]

@@ -249,6 +249,7 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         out.unit.diagnostics.push(d);
     }
     for m in &rendered.manifests {
+        let literal = std::cell::RefCell::new(HashMap::new());
         for range in helm::document_ranges(&m.text) {
             let text = &m.text[range.clone()];
             let unknown: Vec<Range<usize>> = m
@@ -278,6 +279,7 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
                 m,
                 base: range.start,
                 fallback: at,
+                literal: &literal,
             };
             each_span(&mut value, &mut |s| {
                 *s = s.map(|s| mapper.map(s.start as usize..s.end as usize, &mut templates));
@@ -573,6 +575,10 @@ struct Mapper<'a> {
     /// Where the document starts in the rendered file.
     base: usize,
     fallback: Span,
+    /// Whether a span entry (by its output range) copies template text byte
+    /// for byte: asked once per entry, not once per YAML node inside it (a
+    /// large literal chunk holds thousands of nodes).
+    literal: &'a std::cell::RefCell<HashMap<(usize, usize), bool>>,
 }
 
 impl Mapper<'_> {
@@ -584,8 +590,15 @@ impl Mapper<'_> {
         let Some(f) = t.file(&first.template) else {
             return self.fallback;
         };
-        let literal =
-            |e: &helm::SpanEntry| f.text.get(e.source.clone()) == self.m.text.get(e.output.clone());
+        let literal = |e: &helm::SpanEntry| {
+            *self
+                .literal
+                .borrow_mut()
+                .entry((e.output.start, e.output.end))
+                .or_insert_with(|| {
+                    f.text.get(e.source.clone()) == self.m.text.get(e.output.clone())
+                })
+        };
         let start = if literal(first) {
             first.source.start + (a - first.output.start)
         } else {
