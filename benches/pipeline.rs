@@ -111,51 +111,17 @@ fn pipeline(c: &mut Criterion) {
     });
 }
 
-/// A Terragrunt repository of 200 units over local modules: the whole
-/// tree, and one named unit as pre-commit runs it.
-fn terragrunt(c: &mut Criterion) {
+/// A generated tree with a `.git` (the project's root, as a checkout has
+/// it), its expected findings, and options as the CLI sets them.
+fn generated(
+    make: fn(&Path, u64) -> std::io::Result<xtask::Stats>,
+    n: u64,
+) -> (tempfile::TempDir, u64, Options) {
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => panic!("tempdir: {e}"),
     };
-    let stats = match xtask::generate_terragrunt(dir.path(), 200) {
-        Ok(s) => s,
-        Err(e) => panic!("generate: {e}"),
-    };
-    // The project's root, as a checkout has it.
-    if let Err(e) = std::fs::create_dir(dir.path().join(".git")) {
-        panic!(".git: {e}");
-    }
-    let opts = Options {
-        config: ConfigChoice::Disabled,
-        ..Options::default()
-    };
-    let root = vec![dir.path().to_path_buf()];
-    let unit = vec![dir
-        .path()
-        .join("live/account-0/eu-west-1/env-000/eks/terragrunt.hcl")];
-    let count = |paths: &[PathBuf]| match lint::run(paths, &opts) {
-        Ok(o) => o.diagnostics.len(),
-        Err(e) => panic!("{e}"),
-    };
-    assert_eq!(count(&root) as u64, stats.findings, "every unit's finding");
-    assert_eq!(count(&unit), 1, "the named unit's finding");
-    let mut g = c.benchmark_group("terragrunt_200_units");
-    g.sample_size(20);
-    g.bench_function("whole_tree", |b| b.iter(|| count(&root)));
-    g.bench_function("one_named_unit", |b| b.iter(|| count(&unit)));
-    g.finish();
-}
-
-/// A GitOps repository of 500 Argo CD Applications (remote charts,
-/// directories of manifests, a local chart): the whole tree, and one named
-/// Application as pre-commit runs it.
-fn gitops(c: &mut Criterion) {
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => panic!("tempdir: {e}"),
-    };
-    let stats = match xtask::generate_gitops(dir.path(), 500) {
+    let stats = match make(dir.path(), n) {
         Ok(s) => s,
         Err(e) => panic!("generate: {e}"),
     };
@@ -167,23 +133,56 @@ fn gitops(c: &mut Criterion) {
         project_context: true,
         ..Options::default()
     };
+    (dir, stats.findings, opts)
+}
+
+/// A tree and one named file of it, each linted as a whole.
+fn tree_and_named(
+    c: &mut Criterion,
+    group: &str,
+    named_case: &str,
+    gen: (tempfile::TempDir, u64, Options),
+    named: &str,
+) {
+    let (dir, findings, opts) = gen;
     let root = vec![dir.path().to_path_buf()];
-    let app = vec![dir.path().join("apps/app-0009.yaml")];
+    let one = vec![dir.path().join(named)];
     let count = |paths: &[PathBuf]| match lint::run(paths, &opts) {
         Ok(o) => o.diagnostics.len(),
         Err(e) => panic!("{e}"),
     };
-    assert_eq!(
-        count(&root) as u64,
-        stats.findings,
-        "every stray Application"
-    );
-    assert_eq!(count(&app), 1, "the named Application's finding");
-    let mut g = c.benchmark_group("gitops_500_applications");
+    assert_eq!(count(&root) as u64, findings, "every expected finding");
+    assert_eq!(count(&one), 1, "the named file's finding");
+    let mut g = c.benchmark_group(group);
     g.sample_size(20);
     g.bench_function("whole_tree", |b| b.iter(|| count(&root)));
-    g.bench_function("one_named_application", |b| b.iter(|| count(&app)));
+    g.bench_function(named_case, |b| b.iter(|| count(&one)));
     g.finish();
+}
+
+/// A Terragrunt repository of 200 units over local modules: the whole
+/// tree, and one named unit as pre-commit runs it.
+fn terragrunt(c: &mut Criterion) {
+    tree_and_named(
+        c,
+        "terragrunt_200_units",
+        "one_named_unit",
+        generated(xtask::generate_terragrunt, 200),
+        "live/account-0/eu-west-1/env-000/eks/terragrunt.hcl",
+    );
+}
+
+/// A GitOps repository of 500 Argo CD Applications (remote charts,
+/// directories of manifests, a local chart): the whole tree, and one named
+/// Application as pre-commit runs it.
+fn gitops(c: &mut Criterion) {
+    tree_and_named(
+        c,
+        "gitops_500_applications",
+        "one_named_application",
+        generated(xtask::generate_gitops, 500),
+        "apps/app-0009.yaml",
+    );
 }
 
 /// One edit to one file of the 10 MB tree, re-checked by a [`fplint::Workspace`].

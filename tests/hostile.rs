@@ -400,19 +400,24 @@ fn configured_limits_end_in_fp000() {
     r.assert_good_reported();
 }
 
-#[test]
-fn bad_limits_config_is_a_usage_error() {
-    let d = case(&[("fplint.toml", b"[limits]\nmax-depth = -1\n")]);
+/// `fplint check .` in `dir` exits 2 with `needle` on stderr.
+fn assert_usage_error(dir: &Path, needle: &str) {
     let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
         .args(["check", "."])
-        .current_dir(d.path())
+        .current_dir(dir)
         .env("NO_COLOR", "1")
         .output();
     let Ok(out) = out else {
         panic!("cannot run fplint")
     };
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("between 1 and 1000"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(needle));
+}
+
+#[test]
+fn bad_limits_config_is_a_usage_error() {
+    let d = case(&[("fplint.toml", b"[limits]\nmax-depth = -1\n")]);
+    assert_usage_error(d.path(), "between 1 and 1000");
 }
 
 #[test]
@@ -712,14 +717,5 @@ fn chart_limits_are_set_in_the_config() {
         "fplint.toml",
         "[limits]\nhelm-include-depth = 0\n",
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_fplint"))
-        .args(["check", "."])
-        .current_dir(d.path())
-        .env("NO_COLOR", "1")
-        .output();
-    let Ok(out) = out else {
-        panic!("cannot run fplint")
-    };
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("between 1 and 1000"));
+    assert_usage_error(d.path(), "between 1 and 1000");
 }

@@ -1819,7 +1819,11 @@ impl Builder<'_> {
                     .map(|(key, v)| {
                         (
                             key_of(&key),
-                            s(&if secret { fplint_helm::digest::b64enc(v.as_bytes()) } else { v }),
+                            s(&if secret {
+                                fplint_helm::digest::b64enc(v.as_bytes())
+                            } else {
+                                v
+                            }),
                         )
                     })
                     .collect(),
@@ -2217,7 +2221,6 @@ fn fix_references(res: &mut [Res]) {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -2624,7 +2627,10 @@ mod tests {
 
     #[test]
     fn sha256_and_base64_known_answers() {
-        let hex: String = fplint_helm::digest::sha256(b"abc").iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = fplint_helm::digest::sha256(b"abc")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(
             hex,
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
