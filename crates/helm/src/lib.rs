@@ -972,27 +972,31 @@ pub fn yaml_errors(r: &Rendered, limits: &Limits) -> Vec<RenderError> {
     let mut errors = Vec::new();
     for m in &r.manifests {
         for range in document_ranges(&m.text) {
-            // A document with unknown parts may be invalid only for them:
-            // it is unknown, not an error.
-            if m.is_unknown(range.clone()) {
-                continue;
-            }
-            let doc = &m.text[range.clone()];
-            if let Err(e) = parse_yaml(doc, limits.max_values_depth, limits.max_values_nodes) {
-                let at = range.start + e.offset.min(doc.len());
-                let (template, span) = m.source_of(at).map_or((m.path.clone(), 0..0), |s| {
-                    (s.template.clone(), s.source.clone())
-                });
-                errors.push(RenderError {
-                    kind: RenderErrorKind::Yaml,
-                    template,
-                    span,
-                    message: format!("YAML parse error on {}: {}", m.path, e.message),
-                });
-            }
+            errors.extend(yaml_error(m, range, limits));
         }
     }
     errors
+}
+
+/// [`yaml_errors`] for the document at `range` of one rendered file.
+pub fn yaml_error(m: &RenderedFile, range: Range<usize>, limits: &Limits) -> Option<RenderError> {
+    // A document with unknown parts may be invalid only for them: it is
+    // unknown, not an error.
+    if m.is_unknown(range.clone()) {
+        return None;
+    }
+    let doc = &m.text[range.clone()];
+    let e = parse_yaml(doc, limits.max_values_depth, limits.max_values_nodes).err()?;
+    let at = range.start + e.offset.min(doc.len());
+    let (template, span) = m.source_of(at).map_or((m.path.clone(), 0..0), |s| {
+        (s.template.clone(), s.source.clone())
+    });
+    Some(RenderError {
+        kind: RenderErrorKind::Yaml,
+        template,
+        span,
+        message: format!("YAML parse error on {}: {}", m.path, e.message),
+    })
 }
 
 /// Where a value of the root chart's `.Values` was set.

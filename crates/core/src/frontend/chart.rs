@@ -216,11 +216,37 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
             origins,
         },
     });
-    for e in rendered
-        .errors
-        .iter()
-        .chain(helm::yaml_errors(&rendered, &hl).iter())
-    {
+    // Documents helm would refuse as YAML: only one that fplint's own read
+    // refuses, or finds keys twice in, or finds deeper or larger than the
+    // engine's bounds, is read again the engine's way (reading every
+    // document twice was most of a large chart's time).
+    let mut yaml_errors = Vec::new();
+    let mut reads = Vec::new();
+    for (i, m) in rendered.manifests.iter().enumerate() {
+        for range in helm::document_ranges(&m.text) {
+            let parsed = tree::yaml::parse(&m.text[range.clone()], FileId(u32::MAX), limits);
+            let suspect = parsed.error.is_some()
+                || !parsed.duplicates.is_empty()
+                || parsed
+                    .documents
+                    .iter()
+                    // Half the bounds: the two readers count a little apart.
+                    .any(|d| {
+                        beyond(
+                            d,
+                            1,
+                            hl.max_values_depth / 2,
+                            &mut 0,
+                            hl.max_values_nodes / 2,
+                        )
+                    });
+            if suspect {
+                yaml_errors.extend(helm::yaml_error(m, range.clone(), &hl));
+            }
+            reads.push((i, range, parsed));
+        }
+    }
+    for e in rendered.errors.iter().chain(yaml_errors.iter()) {
         let line = templates
             .file(&e.template)
             .filter(|f| e.span.start <= f.text.len())
@@ -248,9 +274,10 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         }
         out.unit.diagnostics.push(d);
     }
-    for m in &rendered.manifests {
+    let mut reads = reads.into_iter().peekable();
+    for (i, m) in rendered.manifests.iter().enumerate() {
         let literal = std::cell::RefCell::new(HashMap::new());
-        for range in helm::document_ranges(&m.text) {
+        while let Some((range, parsed)) = reads.next_if(|(j, ..)| *j == i).map(|(_, r, p)| (r, p)) {
             let text = &m.text[range.clone()];
             let unknown: Vec<Range<usize>> = m
                 .unknown
@@ -266,13 +293,19 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
                     "parts are unknown (marked `__FPLINT_UNKNOWN__`, or under a condition fplint cannot decide)".to_string()
                 }),
             };
-            let parsed = tree::yaml::parse(text, FileId(u32::MAX), limits);
             let Some(node) = parsed.documents.first().filter(|_| parsed.error.is_none()) else {
                 doc.note = Some("not read: not valid YAML".into());
                 out.documents.push(doc);
                 continue;
             };
             out.documents.push(doc);
+            // Objects the model reads nothing of are not turned into values:
+            // a chart's CRDs and RBAC are most of what some charts render.
+            // Unknown parts change nothing: an object they touch is read as
+            // unknown, which reads nothing either.
+            if model_reads_nothing(node) {
+                continue;
+            }
             let mut value = Value::from_node(node);
             mark_unknown(&mut value, &unknown, 0);
             let mapper = Mapper {
@@ -552,6 +585,77 @@ impl Templates<'_> {
             .and_then(|p| self.sources.load(&p).ok());
         self.files.insert(template.to_string(), f.clone());
         f
+    }
+}
+
+/// Kinds of object that no frontend reads anything of (no pods, no
+/// `aws-auth`, no Karpenter or declaration), as `load_object` and
+/// `load_declaration` show.
+const UNREAD_KINDS: &[&str] = &[
+    "APIService",
+    "Certificate",
+    "ClusterIssuer",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "CustomResourceDefinition",
+    "HorizontalPodAutoscaler",
+    "Ingress",
+    "IngressClass",
+    "Issuer",
+    "MutatingWebhookConfiguration",
+    "NetworkPolicy",
+    "PersistentVolumeClaim",
+    "PodDisruptionBudget",
+    "PodMonitor",
+    "PriorityClass",
+    "PrometheusRule",
+    "Role",
+    "RoleBinding",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+    "ServiceMonitor",
+    "StorageClass",
+    "ValidatingWebhookConfiguration",
+];
+
+/// A rendered object of one of [`UNREAD_KINDS`], not of Karpenter's groups.
+fn model_reads_nothing(node: &tree::Node) -> bool {
+    let tree::NodeKind::Map(entries) = &node.kind else {
+        return false;
+    };
+    let field = |k: &str| {
+        entries
+            .iter()
+            .find(|e| e.key.scalar() == Some(k))
+            .and_then(|e| e.value.scalar())
+    };
+    let karpenter = field("apiVersion").is_some_and(|a| a.starts_with("karpenter."));
+    !karpenter && field("kind").is_some_and(|k| UNREAD_KINDS.contains(&k))
+}
+
+/// Whether a document nests deeper than `depth_max` or holds more than
+/// `nodes_max` nodes, the bounds of the engine's own YAML reader.
+fn beyond(
+    n: &tree::Node,
+    depth: usize,
+    depth_max: usize,
+    nodes: &mut usize,
+    nodes_max: usize,
+) -> bool {
+    *nodes += 1;
+    if depth > depth_max || *nodes > nodes_max {
+        return true;
+    }
+    match &n.kind {
+        tree::NodeKind::Seq(items) => items
+            .iter()
+            .any(|i| beyond(i, depth + 1, depth_max, nodes, nodes_max)),
+        tree::NodeKind::Map(entries) => entries.iter().any(|e| {
+            beyond(&e.key, depth + 1, depth_max, nodes, nodes_max)
+                || beyond(&e.value, depth + 1, depth_max, nodes, nodes_max)
+        }),
+        _ => false,
     }
 }
 
