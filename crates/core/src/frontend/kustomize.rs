@@ -729,12 +729,39 @@ impl Builder<'_> {
                 let (Some(kind), Some(name)) = (kind, name) else {
                     return;
                 };
+                // The namespace is part of the object's identity; none is
+                // `default`, and an unknown one may be any.
+                let effective = |ns: Option<&str>| match ns {
+                    None | Some("") => "default".to_string(),
+                    Some(n) => n.to_string(),
+                };
+                let patch_ns = patch.get("metadata").and_then(|m| m.get("namespace"));
+                let patch_ns = match patch_ns {
+                    Some(v) if v.is_unknown() => None,
+                    Some(v) => Some(effective(v.as_str())),
+                    None => Some(effective(None)),
+                };
+                let in_namespace = |r: &Res| {
+                    let Some(want) = &patch_ns else { return true };
+                    if cluster_scoped(kind) {
+                        return true;
+                    }
+                    let current = r.obj.get("metadata").and_then(|m| m.get("namespace"));
+                    if current.is_some_and(Value::is_unknown) {
+                        return true;
+                    }
+                    effective(current.and_then(Value::as_str)) == *want
+                        || r.namespaces
+                            .iter()
+                            .any(|n| effective(n.as_deref()) == *want)
+                };
                 let found: Vec<usize> = res
                     .iter()
                     .enumerate()
                     .filter(|(_, r)| {
                         r.kind() == Some(kind)
                             && (r.name() == Some(name) || r.original_name.as_deref() == Some(name))
+                            && in_namespace(r)
                     })
                     .map(|(i, _)| i)
                     .collect();
