@@ -310,3 +310,69 @@ spec:
     assert!(all.contains("apps/web.yaml:13:16: FP011"), "{all}");
     assert!(all.contains("services/web/broken.yaml:6:1: FP000"), "{all}");
 }
+
+/// The same for an `ApplicationSet` whose git directory generator selects
+/// folders of the repository: each folder's workloads are placed by the
+/// Application made for it.
+#[test]
+fn a_named_applicationset_reads_the_folders_it_applies() {
+    let d = tmp();
+    let root = d.path();
+    let _ = std::fs::create_dir(root.join(".git"));
+    write(root, "cluster.yaml", CLUSTER);
+    write(
+        root,
+        "apps/services.yaml",
+        "apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: services
+  namespace: argocd
+spec:
+  generators:
+    - git:
+        repoURL: https://git.example.com/shop.git
+        revision: HEAD
+        directories:
+          - path: services/*
+  template:
+    metadata:
+      name: '{{path.basename}}'
+    spec:
+      project: default
+      source:
+        repoURL: https://git.example.com/shop.git
+        targetRevision: HEAD
+        path: '{{path}}'
+      destination:
+        server: https://kubernetes.default.svc
+        namespace: '{{path.basename}}'
+",
+    );
+    for svc in ["web", "argocd"] {
+        write(
+            root,
+            &format!("services/{svc}/deployment.yaml"),
+            &format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {svc}\nspec:\n  template:\n    spec:\n      containers:\n        - name: {svc}\n          image: {svc}:1\n"
+            ),
+        );
+    }
+    let named = stdout(&fplint(
+        &["check", "--format", "concise", "apps/services.yaml"],
+        root,
+    ));
+    assert_eq!(
+        named,
+        "apps/services.yaml:24:20: FP011 [error] Deployment `web` in namespace `web` matches no Fargate profile of cluster `shop` (cluster.yaml), which has no nodes: its pods stay Pending\n"
+    );
+    // The whole run also judges the manifests themselves, which the named
+    // run reads without reporting.
+    let all = check(root);
+    assert!(all.starts_with(&named), "{all}");
+    assert!(
+        all.contains("services/argocd/deployment.yaml:9:11: FP015"),
+        "{all}"
+    );
+    assert!(!named.contains("FP015"), "{named}");
+}

@@ -284,8 +284,8 @@ pub fn candidates(
 const APPLIER_NEEDLES: &[&[u8]] = &[b"argoproj.io/", b"kustomize.toolkit.fluxcd.io/"];
 
 /// The YAML and JSON files of the folders of this repository that the named
-/// files' Argo CD `Application`s (`source.path`, `sources[].path`) and Flux
-/// `Kustomization`s (`spec.path`) apply, not already read. A folder with a
+/// files' Argo CD `Application`s and `ApplicationSet`s and Flux
+/// `Kustomization`s apply, not already read. A folder with a
 /// chart is rendered from its release, and a kustomization is built only
 /// when named or walked: neither is listed here.
 fn applied_by(
@@ -317,44 +317,24 @@ fn applied_by(
         );
         let parsed =
             fplint_core::tree::yaml::parse(&text, file.id, fplint_core::tree::Limits::default());
+        // The frontends say which folders a declaration applies, as a
+        // whole run reads them.
+        let mut declared = fplint_core::frontend::UnitOutput::default();
         for doc in &parsed.documents {
             let obj = Value::from_node(doc);
-            let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-            let Some(spec) = obj.get("spec") else {
-                continue;
-            };
-            let mut paths: Vec<&str> = Vec::new();
-            if api.starts_with("argoproj.io/") && kind == "Application" {
-                let sources = spec.get("source").into_iter().chain(
-                    spec.get("sources")
-                        .and_then(Value::as_list)
-                        .into_iter()
-                        .flatten(),
-                );
-                for src in sources {
-                    if src.get("chart").is_none() {
-                        paths.extend(src.get("path").and_then(Value::as_str));
-                    }
-                }
-            } else if api.starts_with("kustomize.toolkit.fluxcd.io/") && kind == "Kustomization" {
-                paths.extend(spec.get("path").and_then(Value::as_str));
-            }
-            for p in paths {
-                let Some(dir) = fplint_core::frontend::release::local_folder(&file, p) else {
-                    continue;
-                };
-                let built = [
-                    "Chart.yaml",
-                    "kustomization.yaml",
-                    "kustomization.yml",
-                    "Kustomization",
-                ]
-                .iter()
-                .any(|k| dir.join(k).is_file());
-                if !built {
-                    folders.push(dir);
-                }
+            fplint_core::frontend::kubernetes::load_declaration(&file, &obj, &mut declared);
+        }
+        for d in declared.directory_sources {
+            let built = [
+                "Chart.yaml",
+                "kustomization.yaml",
+                "kustomization.yml",
+                "Kustomization",
+            ]
+            .iter()
+            .any(|k| d.folder.join(k).is_file());
+            if !built {
+                folders.push(d.folder);
             }
         }
     }
