@@ -720,6 +720,11 @@ pub struct DirectorySource {
     pub override_namespace: bool,
     /// Another cluster the declaration names; see [`HelmRelease::destination`].
     pub destination: Option<Located<String>>,
+    /// The declaration patches or labels what it applies (Flux's
+    /// `patches` and `commonMetadata`, Argo CD's `kustomize.patches` and
+    /// `commonLabels`), which fplint does not follow: the pods there are
+    /// unknown, their labels too.
+    pub changes_pods: bool,
 }
 
 /// What applies a Helm release to its cluster.

@@ -249,6 +249,28 @@ pub struct PodTemplate {
 }
 
 impl PodTemplate {
+    /// Make what may have changed unknown: the spec, and with `whole` the
+    /// labels and annotations too. The affinity is known to be there, of
+    /// unknown content, so that no rule takes the pods as unconstrained.
+    pub fn make_unknown(&mut self, whole: bool) {
+        if whole {
+            self.labels = Known::Unknown;
+            self.annotations = Known::Unknown;
+        }
+        self.tolerations = Known::Unknown;
+        self.node_selector = Known::Unknown;
+        self.containers = Known::Unknown;
+        self.init_containers = Known::Unknown;
+        self.host_path_volumes.clear();
+        let at = self.loc.clone();
+        self.affinity = Some(Located::new(
+            Known::Known(Value::unknown(Some(at.span))),
+            at.clone(),
+        ));
+        self.host_network = Some(Located::new(Known::Unknown, at.clone()));
+        self.scheduler_name = Some(Located::new(Known::Unknown, at));
+    }
+
     /// Known label pairs, or `None` if any is unknown.
     pub fn known_labels(&self) -> Option<Vec<(&str, &str)>> {
         self.labels

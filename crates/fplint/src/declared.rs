@@ -131,6 +131,9 @@ pub(crate) fn apply_directory_sources(project: &mut Project, sources: &Sources) 
             if w.cluster_key.is_none() {
                 w.cluster_key.clone_from(key);
             }
+            if d.changes_pods {
+                w.pod.make_unknown(true);
+            }
             break;
         }
     }

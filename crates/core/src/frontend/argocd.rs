@@ -167,6 +167,17 @@ fn directory_of(
         },
         override_namespace: own_ns.is_some(),
         destination: destination.clone(),
+        changes_pods: src.get("kustomize").is_some_and(|k| {
+            [
+                "patches",
+                "commonLabels",
+                "commonAnnotations",
+                "components",
+                "labels",
+            ]
+            .iter()
+            .any(|key| k.get(key).is_some())
+        }),
     })
 }
 

@@ -430,24 +430,7 @@ fn entry<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
 /// What an unknown pod spec leaves unknown (its labels too when the whole
 /// template is).
 fn unknown_pod(p: &mut crate::workload::PodTemplate, whole: bool) {
-    if whole {
-        p.labels = Known::Unknown;
-        p.annotations = Known::Unknown;
-    }
-    p.tolerations = Known::Unknown;
-    p.node_selector = Known::Unknown;
-    p.containers = Known::Unknown;
-    p.init_containers = Known::Unknown;
-    p.host_path_volumes.clear();
-    let at = p.loc.clone();
-    // An affinity that may keep the pods anywhere: known to be there, of
-    // unknown content.
-    p.affinity = Some(Located::new(
-        Known::Known(Value::unknown(Some(at.span))),
-        at.clone(),
-    ));
-    p.host_network = Some(Located::new(Known::Unknown, at.clone()));
-    p.scheduler_name = Some(Located::new(Known::Unknown, at));
+    p.make_unknown(whole);
 }
 
 /// The template actions that print one value of `.Values` (`{{

@@ -110,9 +110,22 @@ pub fn recognise_kustomization(api: &str, kind: &str) -> bool {
 pub fn load_kustomization(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
     let Some(spec) = obj.get("spec") else { return };
     let spec_path = join(path, "spec");
-    let Some(target) = spec.get("targetNamespace") else {
+    let target = spec.get("targetNamespace");
+    // Patches and common labels change the pods in ways not followed.
+    let changes_pods = [
+        "patches",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+        "components",
+    ]
+    .iter()
+    .any(|k| {
+        spec.get(k)
+            .is_some_and(|v| !matches!(v.kind, ValueKind::Null))
+    }) || spec.get("commonMetadata").is_some();
+    if target.is_none() && !changes_pods {
         return;
-    };
+    }
     let Some(folder) = spec
         .get("path")
         .and_then(Value::as_str)
@@ -125,9 +138,13 @@ pub fn load_kustomization(file: &SourceFile, obj: &Value, path: &str, out: &mut 
         recurse: true,
         include: Vec::new(),
         exclude: Vec::new(),
-        namespace: located_str(target, &join(&spec_path, "targetNamespace")),
-        override_namespace: true,
+        namespace: match target {
+            Some(t) => located_str(t, &join(&spec_path, "targetNamespace")),
+            None => Located::new(Known::Unknown, loc_of(spec, &spec_path)),
+        },
+        override_namespace: target.is_some(),
         destination: kube_config(spec, &spec_path),
+        changes_pods,
     });
 }
 
