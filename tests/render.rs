@@ -206,9 +206,8 @@ fn the_language_server_renders_a_chart_again_when_a_template_changes() {
     assert_eq!(codes(&mut ws), Vec::<String>::new());
 }
 
-#[test]
-fn a_rendered_finding_relates_the_release_and_the_values_line() {
-    let case = "tests/fixtures/FP014/fire_tf_local_chart_host_network_value";
+/// `fplint check --select FP014` of a fixture case, as JSON.
+fn fp014_json(case: &str) -> serde_json::Value {
     let o = fplint(
         &[
             "check",
@@ -221,10 +220,16 @@ fn a_rendered_finding_relates_the_release_and_the_values_line() {
         ],
         repo(),
     );
-    let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+    match serde_json::from_slice(&o.stdout) {
         Ok(v) => v,
         Err(e) => panic!("{e}: {}", stdout(&o)),
-    };
+    }
+}
+
+#[test]
+fn a_rendered_finding_relates_the_release_and_the_values_line() {
+    let case = "tests/fixtures/FP014/fire_tf_local_chart_host_network_value";
+    let v = fp014_json(case);
     let d = &v["diagnostics"][0];
     assert_eq!(
         d["file"],
@@ -265,22 +270,7 @@ fn a_rendered_finding_relates_the_release_and_the_values_line() {
 
 /// A finding's related spans: file, line and message.
 fn related_of(case: &str) -> Vec<(String, u64, String)> {
-    let o = fplint(
-        &[
-            "check",
-            "--no-config",
-            "--format",
-            "json",
-            "--select",
-            "FP014",
-            case,
-        ],
-        repo(),
-    );
-    let v: serde_json::Value = match serde_json::from_slice(&o.stdout) {
-        Ok(v) => v,
-        Err(e) => panic!("{e}: {}", stdout(&o)),
-    };
+    let v = fp014_json(case);
     assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(1), "{v:#}");
     v["diagnostics"][0]["related"]
         .as_array()

@@ -129,14 +129,7 @@ pub fn references(dir: &Path, doc: &Node) -> References {
     for key in ["configMapGenerator", "secretGenerator"] {
         for item in doc.get(key).and_then(Node::as_seq).unwrap_or_default() {
             for field in ["files", "envs", "env"] {
-                let entries: Vec<&str> = match item.get(field) {
-                    Some(n) if n.as_str().is_some() => n.as_str().into_iter().collect(),
-                    Some(n) => n
-                        .as_seq()
-                        .map(|i| i.iter().filter_map(Node::as_str).collect())
-                        .unwrap_or_default(),
-                    None => Vec::new(),
-                };
+                let entries = strings_of(item.get(field));
                 for e in entries {
                     let path = e.split_once('=').map_or(e, |(_, p)| p);
                     refs.files.push(normalise(&dir.join(path)));
@@ -388,6 +381,19 @@ fn variant_name(root: &Path, visited: &BTreeSet<PathBuf>) -> String {
         rel
     };
     name.to_string_lossy().replace('\\', "/")
+}
+
+/// A field written as one string or a list of strings (a generator's
+/// `files`, `envs`, `literals`).
+fn strings_of(n: Option<&Node>) -> Vec<&str> {
+    match n {
+        Some(n) if n.as_str().is_some() => n.as_str().into_iter().collect(),
+        Some(n) => n
+            .as_seq()
+            .map(|i| i.iter().filter_map(Node::as_str).collect())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    }
 }
 
 /// A transformer fplint does not model ran over the workload: what it
@@ -1741,16 +1747,7 @@ impl Builder<'_> {
         let name = item.get("name").and_then(Node::as_str)?;
         let mut opaque = false;
         let mut data: Vec<(String, String)> = Vec::new();
-        let strings = |key: &str| -> Vec<&str> {
-            match item.get(key) {
-                Some(n) if n.as_str().is_some() => n.as_str().into_iter().collect(),
-                Some(n) => n
-                    .as_seq()
-                    .map(|i| i.iter().filter_map(Node::as_str).collect())
-                    .unwrap_or_default(),
-                None => Vec::new(),
-            }
-        };
+        let strings = |key: &str| strings_of(item.get(key));
         for path in strings("envs").into_iter().chain(strings("env")) {
             match self.load(&normalise(&k.dir.join(path))) {
                 Some(f) => {
