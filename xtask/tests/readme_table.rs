@@ -63,3 +63,17 @@ fn rule_docs_name_every_severity() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn chart_table_matches_the_chart_knowledge() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/charts.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let Some(want) = xtask::readme::with_chart_table(&text) else {
+        panic!("docs/charts.md lacks the chart table markers");
+    };
+    assert!(
+        want == text,
+        "docs/charts.md's chart table is stale: run `cargo run -p xtask -- readme`\n{}",
+        xtask::readme::chart_table()
+    );
+}

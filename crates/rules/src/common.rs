@@ -1,5 +1,6 @@
 //! Facts several rules share.
 
+use crate::charts::{self, ChartWorkload, Field, FieldSource, KnownChart};
 use fplint_core::glob;
 use fplint_core::model::{
     AppliedBy, Cluster, FargateProfile, HelmRelease, Known, Project, Selector,
@@ -166,63 +167,103 @@ pub fn unordered_fargate_profile<'a>(
     serving
 }
 
-/// The key spans of a release's `set`, `set_list` and `set_sensitive`
-/// entries: Helm reads their values as scalars (or lists of scalars), so an
-/// unknown one there can never be a toleration.
-pub fn set_keys(rel: &HelmRelease) -> Vec<Span> {
-    rel.value_sources
+/// A release of a chart the data knows, at a version it knows, with known
+/// values that change nothing the data cannot follow. A chart of this
+/// repository deploys what its templates say, not what its name says.
+pub fn known_release(rel: &HelmRelease) -> Option<(&'static KnownChart, &Value)> {
+    if rel.local_chart || rel.chart_dir.is_some() {
+        return None;
+    }
+    let name = rel.chart_name()?;
+    let version = match &rel.version {
+        None => None,
+        Some(v) => Some(v.known()?.as_str()),
+    };
+    let chart = charts::known_chart(name, version)?;
+    let values = rel.values.known()?;
+    if !matches!(values.kind, ValueKind::Map(_) | ValueKind::Null) {
+        return None;
+    }
+    if chart
+        .guards
         .iter()
-        .filter(|s| s.kind == fplint_core::model::ValueSourceKind::Set)
-        .map(|s| s.loc.span)
+        .any(|g| charts::lookup(values, g).is_some())
+    {
+        return None;
+    }
+    Some((chart, values))
+}
+
+/// The workloads of a known release that certainly make pods in its
+/// namespace.
+pub fn release_pod_workloads(
+    chart: &'static KnownChart,
+    values: &Value,
+) -> Vec<&'static ChartWorkload> {
+    chart
+        .workloads
+        .iter()
+        .filter(|w| {
+            w.makes_pods()
+                && w.rendered(values) == Known::Known(true)
+                && w.in_release_namespace(values) == Known::Known(true)
+        })
         .collect()
 }
 
-/// Components whose effective tolerations miss the taint, with the span of the
-/// tolerations they have. `""` is the chart's top-level `tolerations`.
-/// `scalars`: key spans whose unknown values are known not to be maps
-/// ([`set_keys`]).
-pub fn uncovered(chart: &str, values: &Value, scalars: &[Span]) -> Vec<(String, Option<Span>)> {
-    let global = values.get("tolerations");
-    if chart != "keda" {
-        // Charts that nest their pods' tolerations (`controller.tolerations`)
-        // are not known here: any nested list that may cover keeps it quiet.
-        let nested_may_cover = chart != "karpenter" && nested_covers(values, 0, scalars);
-        return match covered(global) {
-            Known::Known(false) if !nested_may_cover => {
-                vec![(String::new(), key_span(values, "tolerations"))]
-            }
-            _ => Vec::new(),
-        };
+/// Which part of a chart's values a workload's field belongs to: `operator`
+/// for `operator.tolerations`, `""` for the top level, else the workload.
+fn component(src: &FieldSource, w: &ChartWorkload) -> String {
+    match src.values.first() {
+        Some(p) => p
+            .rsplit_once('.')
+            .map_or(String::new(), |(c, _)| c.to_string()),
+        None => w.name.to_string(),
     }
-    let mut out = Vec::new();
-    for comp in ["operator", "metricsServer", "webhooks"] {
-        let c = values.get(comp);
-        if comp == "webhooks" {
-            let enabled = c.and_then(|w| w.get("enabled"));
-            if matches!(enabled.map(|e| &e.kind), Some(ValueKind::Bool(false))) {
-                continue;
-            }
-        }
-        if c.is_some_and(Value::is_unknown) {
+}
+
+/// Components of a known release whose pods' tolerations miss the taint,
+/// with the span of the tolerations the release wrote for them. `""` is
+/// the chart's top-level `tolerations`. Empty when nothing is certain.
+pub fn uncovered(rel: &HelmRelease) -> Vec<(String, Option<Span>)> {
+    let Some((chart, values)) = known_release(rel) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Option<Span>)> = Vec::new();
+    for w in release_pod_workloads(chart, values) {
+        let Some(src) = w.field(Field::Tolerations) else {
+            continue;
+        };
+        let Known::Known(eff) = src.effective(values) else {
+            continue;
+        };
+        if covered(eff.value.as_ref()) != Known::Known(false) {
             continue;
         }
-        // The chart falls back to the global value when the component's is empty.
-        let own = c.and_then(|c| c.get("tolerations"));
-        let own_set = match own.map(|o| &o.kind) {
-            None | Some(ValueKind::Null) => false,
-            Some(ValueKind::List(items)) => !items.is_empty(),
-            Some(_) => true,
-        };
-        let (eff, span) = if own_set {
-            (own, c.and_then(|c| key_span(c, "tolerations")))
-        } else {
-            (global, key_span(values, "tolerations"))
-        };
-        if covered(eff) == Known::Known(false) {
-            out.push((comp.to_string(), span));
+        let comp = component(src, w);
+        let span = eff
+            .set_at
+            .and_then(|p| charts::key_span(values, p))
+            .or_else(|| src.values.iter().find_map(|p| charts::key_span(values, p)));
+        if !out.iter().any(|(c, _)| *c == comp) {
+            out.push((comp, span));
         }
     }
     out
+}
+
+/// Whether every pod of a known release certainly tolerates the taint.
+pub fn certainly_tolerated(rel: &HelmRelease) -> bool {
+    let Some((chart, values)) = known_release(rel) else {
+        return false;
+    };
+    let pods = release_pod_workloads(chart, values);
+    !pods.is_empty()
+        && pods.iter().all(|w| {
+            w.field(Field::Tolerations).is_some_and(|src| {
+                matches!(src.effective(values), Known::Known(e) if covered(e.value.as_ref()) == Known::Known(true))
+            })
+        })
 }
 
 /// A safe fix that orders `from` after `on` (a logical id, or a Terraform
@@ -281,72 +322,6 @@ pub fn depends_on_target(project: &Project, profile: &FargateProfile) -> String 
         "module.eks".to_string()
     } else {
         name
-    }
-}
-
-/// Whether some `tolerations` below the top level covers the taint or is
-/// unknown. An unknown value may hold such a list, unless it is a scalar
-/// (its key is one of `scalars`).
-fn nested_covers(v: &Value, depth: usize, scalars: &[Span]) -> bool {
-    let ValueKind::Map(entries) = &v.kind else {
-        return false;
-    };
-    if depth > 32 {
-        return true;
-    }
-    entries.iter().any(|(k, x)| {
-        (depth > 0 && k.name == "tolerations" && covered(Some(x)) != Known::Known(false))
-            || (x.is_unknown() && !k.span.is_some_and(|s| scalars.contains(&s)))
-            || nested_covers(x, depth + 1, scalars)
-    })
-}
-
-/// Whether the release's pods certainly tolerate the taint: every component
-/// of a known layout does, or (another chart) some `tolerations` list does.
-pub fn certainly_tolerated(chart: &str, values: &Value) -> bool {
-    if chart == "keda" {
-        return ["operator", "metricsServer", "webhooks"]
-            .iter()
-            .all(|&comp| {
-                let c = values.get(comp);
-                let enabled = c.and_then(|w| w.get("enabled"));
-                if comp == "webhooks"
-                    && matches!(enabled.map(|e| &e.kind), Some(ValueKind::Bool(false)))
-                {
-                    return true;
-                }
-                let own = c.and_then(|c| c.get("tolerations"));
-                let eff = match own.map(|o| &o.kind) {
-                    Some(ValueKind::List(items)) if !items.is_empty() => own,
-                    Some(ValueKind::List(_) | ValueKind::Null) | None => values.get("tolerations"),
-                    Some(_) => own,
-                };
-                covered(eff) == Known::Known(true)
-            });
-    }
-    covered(values.get("tolerations")) == Known::Known(true)
-        || (chart != "karpenter" && nested_certain(values, 0))
-}
-
-fn nested_certain(v: &Value, depth: usize) -> bool {
-    let ValueKind::Map(entries) = &v.kind else {
-        return false;
-    };
-    depth <= 32
-        && entries.iter().any(|(k, x)| {
-            (depth > 0 && k.name == "tolerations" && covered(Some(x)) == Known::Known(true))
-                || nested_certain(x, depth + 1)
-        })
-}
-
-fn key_span(map: &Value, key: &str) -> Option<Span> {
-    match &map.kind {
-        ValueKind::Map(entries) => entries
-            .iter()
-            .rev()
-            .find(|(k, _)| k.name == key)
-            .and_then(|(k, v)| k.span.or(v.span)),
-        _ => None,
     }
 }
 
@@ -416,34 +391,12 @@ pub fn tolerates(t: &Value) -> Known<bool> {
     Known::Known(ok)
 }
 
-/// Charts whose pods are Deployments in the release's namespace: a release of
-/// one of them on a Fargate-only cluster has pods that need a profile. Other
-/// charts may install only CRDs, only DaemonSets (which make no pods without
-/// nodes) or pods in another namespace, so they are not judged.
-pub const DEPLOYMENT_CHARTS: &[&str] = &[
-    "aws-load-balancer-controller",
-    "cert-manager",
-    "external-dns",
-    "karpenter",
-    "keda",
-    "metrics-server",
-];
-
-/// The namespace a release's pods run in, when the chart is known to run
-/// Deployments there and the values do not override it.
+/// The namespace a known release's pods run in: some workload certainly
+/// makes pods there.
 pub fn release_pod_namespace(rel: &HelmRelease) -> Option<&str> {
-    // A chart of this repository deploys what its templates say, not its name.
-    if rel.local_chart {
+    let (chart, values) = known_release(rel)?;
+    if release_pod_workloads(chart, values).is_empty() {
         return None;
-    }
-    let chart = rel.chart_name()?;
-    if !DEPLOYMENT_CHARTS.contains(&chart) {
-        return None;
-    }
-    if let Some(values) = rel.values.known() {
-        if values.get("namespaceOverride").is_some() || values.get("namespace").is_some() {
-            return None;
-        }
     }
     rel.namespace.known().map(String::as_str)
 }
@@ -534,25 +487,5 @@ mod tests {
             tolerates(&map(&[key, ("value", Value::unknown(None))])),
             Known::Unknown
         );
-    }
-
-    #[test]
-    fn keda_components_fall_back_to_global() {
-        let tol = Value::new(
-            ValueKind::List(vec![map(&[("operator", s("Exists"))])]),
-            None,
-        );
-        let empty = Value::new(ValueKind::List(Vec::new()), None);
-        let values = map(&[
-            ("tolerations", tol.clone()),
-            ("operator", map(&[("tolerations", empty)])),
-        ]);
-        assert!(uncovered("keda", &values, &[]).is_empty());
-        let values = map(&[("operator", map(&[("tolerations", tol)]))]);
-        let missing: Vec<String> = uncovered("keda", &values, &[])
-            .into_iter()
-            .map(|(c, _)| c)
-            .collect();
-        assert_eq!(missing, vec!["metricsServer", "webhooks"]);
     }
 }

@@ -5,27 +5,86 @@ use super::*;
 /// Every known chart range, sorted by chart name then version.
 pub const CHARTS: &[KnownChart] = &[KnownChart {
     name: "keda",
-    from: (2, 18, 1),
-    until: (2, 19, 0),
-    pins: &[Pin {
-        version: "2.18.1",
-        repo: "kedacore/charts",
-        commit: "1444d00d90d7668cf7f53f270777d039371d90d0",
-        folder: "keda",
-    }],
+    from: (2, 14, 0),
+    until: (2, 21, 0),
+    pins: &[],
     guards: &[],
-    workloads: &[ChartWorkload {
-        kind: "Deployment",
-        name: "keda-operator",
-        template: "templates/manager/deployment.yaml",
-        namespace: None,
-        namespace_values: &[],
-        when: &[],
-        fields: &[FieldSource {
-            field: Field::Tolerations,
-            values: &["operator.tolerations", "tolerations"],
-            defaults: &["[]", "[]"],
-            join: Join::First,
-        }],
-    }],
+    workloads: &[
+        ChartWorkload {
+            kind: "Deployment",
+            name: "keda-operator",
+            template: "templates/manager/deployment.yaml",
+            namespace: None,
+            namespace_values: &[],
+            when: &[],
+            fields: &[
+                FieldSource {
+                    field: Field::Tolerations,
+                    values: &["operator.tolerations", "tolerations"],
+                    defaults: &["[]", "[]"],
+                    join: Join::First,
+                    rendered: "null",
+                },
+                FieldSource {
+                    field: Field::HostNetwork,
+                    values: &["operator.useHostNetwork"],
+                    defaults: &["false"],
+                    join: Join::First,
+                    rendered: "false",
+                },
+            ],
+        },
+        ChartWorkload {
+            kind: "Deployment",
+            name: "keda-operator-metrics-apiserver",
+            template: "templates/metrics-server/deployment.yaml",
+            namespace: None,
+            namespace_values: &[],
+            when: &[],
+            fields: &[
+                FieldSource {
+                    field: Field::Tolerations,
+                    values: &["metricsServer.tolerations", "tolerations"],
+                    defaults: &["[]", "[]"],
+                    join: Join::First,
+                    rendered: "null",
+                },
+                FieldSource {
+                    field: Field::HostNetwork,
+                    values: &["metricsServer.useHostNetwork"],
+                    defaults: &["false"],
+                    join: Join::First,
+                    rendered: "false",
+                },
+            ],
+        },
+        ChartWorkload {
+            kind: "Deployment",
+            name: "keda-admission-webhooks",
+            template: "templates/webhooks/deployment.yaml",
+            namespace: None,
+            namespace_values: &[],
+            when: &[Switch {
+                value: "webhooks.enabled",
+                default: true,
+                needs: true,
+            }],
+            fields: &[
+                FieldSource {
+                    field: Field::Tolerations,
+                    values: &["webhooks.tolerations", "tolerations"],
+                    defaults: &["[]", "[]"],
+                    join: Join::First,
+                    rendered: "null",
+                },
+                FieldSource {
+                    field: Field::HostNetwork,
+                    values: &["webhooks.useHostNetwork"],
+                    defaults: &["false"],
+                    join: Join::First,
+                    rendered: "false",
+                },
+            ],
+        },
+    ],
 }];

@@ -14,6 +14,10 @@ pub mod metadata;
 
 pub use metadata::{metadata_need, MetadataNeed};
 
+use fplint_core::model::Known;
+use fplint_core::value::{Value, ValueKind};
+use fplint_core::Span;
+
 /// A chart version, `(major, minor, patch)`.
 pub type Version = (u64, u64, u64);
 
@@ -24,6 +28,7 @@ pub struct Pin {
     pub version: &'static str,
     /// `owner/name` of the repository.
     pub repo: &'static str,
+    /// The commit rendered.
     pub commit: &'static str,
     /// The chart's folder in the repository.
     pub folder: &'static str,
@@ -45,6 +50,7 @@ pub struct KnownChart {
     /// or of what kind, beyond [`ChartWorkload::when`]: a release that sets
     /// one is unknown.
     pub guards: &'static [&'static str],
+    /// What it renders.
     pub workloads: &'static [ChartWorkload],
 }
 
@@ -81,12 +87,17 @@ pub struct Switch {
 /// A pod field the rules judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
+    /// The pod's `tolerations`.
     Tolerations,
+    /// The pod's `nodeSelector`.
     NodeSelector,
+    /// The pod's `affinity`.
     Affinity,
     /// Any container's `resources`.
     Resources,
+    /// The pod's `hostNetwork`.
     HostNetwork,
+    /// The pod's `priorityClassName`.
     PriorityClassName,
     /// The workload's `spec.replicas`.
     Replicas,
@@ -109,12 +120,17 @@ pub enum Join {
 /// Which values render one field of a workload.
 #[derive(Debug)]
 pub struct FieldSource {
+    /// The field.
     pub field: Field,
     /// Dotted paths, in precedence order.
     pub values: &'static [&'static str],
     /// Each value's default in the chart's values, as JSON (`null`: absent).
     pub defaults: &'static [&'static str],
+    /// How they combine.
     pub join: Join,
+    /// The field as the chart renders it with its defaults, as JSON
+    /// (`null`: absent).
+    pub rendered: &'static str,
 }
 
 impl KnownChart {
@@ -133,8 +149,46 @@ impl ChartWorkload {
     /// Whether the workload makes pods of its own (a DaemonSet makes none
     /// without nodes, and a CronJob none until it is due).
     pub fn makes_pods(&self) -> bool {
-        matches!(self.kind, "Deployment" | "StatefulSet" | "Job" | "ReplicaSet")
+        matches!(
+            self.kind,
+            "Deployment" | "StatefulSet" | "Job" | "ReplicaSet"
+        )
     }
+}
+
+/// The versions a release's `version` allows: an exact version, `1.8.x`,
+/// `1.8.*`, `~1.8`, `~1.8.2` or `^1.8.2`; `[from, until)`. Anything else
+/// (open ranges, alternatives) is unknown.
+pub fn version_span(v: &str) -> Option<(Version, Version)> {
+    let v = v.trim();
+    if let Some(rest) = v.strip_prefix('^') {
+        let lo = crate::common::parse_version(rest)?;
+        return Some((lo, (lo.0 + 1, 0, 0)));
+    }
+    let (tilde, rest) = match v.strip_prefix('~') {
+        Some(r) => (true, r.trim_start_matches('>').trim()),
+        None => (false, v),
+    };
+    let rest = rest.trim_start_matches('v');
+    if let Some(minor) = rest
+        .strip_suffix(".x")
+        .or_else(|| rest.strip_suffix(".*"))
+        .or_else(|| rest.strip_suffix(".X"))
+    {
+        let (major, minor) = minor.split_once('.')?;
+        let (major, minor) = (major.parse().ok()?, minor.parse().ok()?);
+        return Some(((major, minor, 0), (major, minor + 1, 0)));
+    }
+    let lo = crate::common::parse_version(rest)?;
+    if tilde {
+        // `~1.8` and `~1.8.2` allow patch updates; `~1` minor ones too.
+        return if rest.contains('.') {
+            Some((lo, (lo.0, lo.1 + 1, 0)))
+        } else {
+            Some((lo, (lo.0 + 1, 0, 0)))
+        };
+    }
+    Some((lo, (lo.0, lo.1, lo.2 + 1)))
 }
 
 /// The facts for a release of `chart` at `version` (`None`: not pinned, so
@@ -145,8 +199,172 @@ pub fn known_chart(chart: &str, version: Option<&str>) -> Option<&'static KnownC
     match version {
         None => ranges.max_by_key(|c| c.from),
         Some(v) => {
-            let v = crate::common::parse_version(v)?;
-            ranges.find(|c| c.in_range(v))
+            let (lo, hi) = version_span(v)?;
+            ranges.find(|c| c.from <= lo && hi <= c.until)
         }
+    }
+}
+
+/// The value at a dotted path of a release's values: `None` when absent
+/// (the chart's default applies); an unknown part on the way is returned.
+pub fn lookup<'a>(values: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut at = values;
+    for key in path.split('.') {
+        if at.is_unknown() {
+            return Some(at);
+        }
+        at = at.get(key)?;
+    }
+    Some(at)
+}
+
+/// Helm's truth of a value, as `if` and `default` test it.
+pub fn truth(v: &Value) -> Known<bool> {
+    Known::Known(match &v.kind {
+        ValueKind::Unknown => return Known::Unknown,
+        ValueKind::Null => false,
+        ValueKind::Bool(b) => *b,
+        ValueKind::String(s) => !s.is_empty(),
+        ValueKind::Number(n) => n.parse::<f64>().map_or(true, |f| f != 0.0),
+        ValueKind::List(l) => !l.is_empty(),
+        ValueKind::Map(m) => !m.is_empty(),
+    })
+}
+
+impl ChartWorkload {
+    /// Whether the release's values render it.
+    pub fn rendered(&self, values: &Value) -> Known<bool> {
+        let mut all = true;
+        for s in self.when {
+            let t = match lookup(values, s.value) {
+                None => s.default,
+                Some(v) => match truth(v) {
+                    Known::Known(t) => t,
+                    Known::Unknown => return Known::Unknown,
+                },
+            };
+            all &= t == s.needs;
+        }
+        Known::Known(all)
+    }
+
+    /// Whether it runs in the release's namespace under these values.
+    pub fn in_release_namespace(&self, values: &Value) -> Known<bool> {
+        if self.namespace.is_some() {
+            return Known::Known(false);
+        }
+        for p in self.namespace_values {
+            match lookup(values, p).map(truth) {
+                None | Some(Known::Known(false)) => {}
+                Some(Known::Known(true)) => return Known::Known(false),
+                Some(Known::Unknown) => return Known::Unknown,
+            }
+        }
+        Known::Known(true)
+    }
+}
+
+/// A field's value under a release's values: what renders it, and where the
+/// release set it (`None`: the chart's default).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effective {
+    /// `None`: the field is not rendered.
+    pub value: Option<Value>,
+    /// The value path that set it, when the release did.
+    pub set_at: Option<&'static str>,
+}
+
+impl FieldSource {
+    /// The field under the release's values; unknown when a value it reads
+    /// is, or when the data cannot say (the chart renders more than its
+    /// values give).
+    pub fn effective(&self, values: &Value) -> Known<Effective> {
+        let Known::Known(own) = self.combine(values) else {
+            return Known::Unknown;
+        };
+        // The defaults must give what the chart renders, else the chart adds
+        // something of its own the data does not say.
+        let empty = Value::new(ValueKind::Null, None);
+        let Known::Known(defaults) = self.combine(&empty) else {
+            return Known::Unknown;
+        };
+        let Known::Known(rendered) = parse_json(self.rendered) else {
+            return Known::Unknown;
+        };
+        let rendered = (truth(&rendered) == Known::Known(true)).then_some(rendered);
+        // A field no value sets is what the chart writes.
+        if self.values.is_empty() {
+            return Known::Known(Effective {
+                value: rendered,
+                set_at: None,
+            });
+        }
+        if defaults.value != rendered {
+            return Known::Unknown;
+        }
+        Known::Known(own)
+    }
+
+    fn combine(&self, values: &Value) -> Known<Effective> {
+        let mut out = Effective {
+            value: None,
+            set_at: None,
+        };
+        for (i, path) in self.values.iter().enumerate() {
+            let (v, set) = match lookup(values, path) {
+                Some(v) if v.is_unknown() => return Known::Unknown,
+                Some(v) => (v.clone(), true),
+                None => match parse_json(self.defaults.get(i).copied().unwrap_or("null")) {
+                    Known::Known(v) => (v, false),
+                    Known::Unknown => return Known::Unknown,
+                },
+            };
+            match truth(&v) {
+                Known::Unknown => return Known::Unknown,
+                Known::Known(false) => continue,
+                Known::Known(true) => {}
+            }
+            let set_at = set.then_some(*path);
+            match (self.join, &mut out.value) {
+                (Join::First, _) => {
+                    return Known::Known(Effective {
+                        value: Some(v),
+                        set_at,
+                    })
+                }
+                (Join::All, None) => {
+                    out.value = Some(v);
+                    out.set_at = set_at;
+                }
+                (Join::All, Some(acc)) => {
+                    match (&mut acc.kind, v.kind) {
+                        (ValueKind::List(a), ValueKind::List(b)) => a.extend(b),
+                        _ => return Known::Unknown,
+                    }
+                    out.set_at = out.set_at.or(set_at);
+                }
+            }
+        }
+        Known::Known(out)
+    }
+}
+
+fn parse_json(text: &str) -> Known<Value> {
+    Value::parse_embedded(text)
+}
+
+/// The span of the key a release set a value at.
+pub fn key_span(values: &Value, path: &str) -> Option<Span> {
+    let (parent, last) = match path.rsplit_once('.') {
+        Some((p, l)) => (lookup(values, p)?, l),
+        None => (values, path),
+    };
+    match &parent.kind {
+        ValueKind::Map(entries) => entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k.name == last)
+            .and_then(|(k, v)| k.span.or(v.span)),
+        _ => None,
     }
 }

@@ -10,8 +10,7 @@
 //! pods the chart renders.
 
 use crate::common::{
-    add_dependency_fix, depends_on_target, set_keys, uncovered, unordered_fargate_profile, TAINT,
-    TAINT_KEY,
+    add_dependency_fix, depends_on_target, uncovered, unordered_fargate_profile, TAINT, TAINT_KEY,
 };
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, HelmRelease, Known, ValueSource, ValueSourceKind};
@@ -54,7 +53,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
     let ns = rel.namespace.known()?;
     let (profile, selector) = unordered_fargate_profile(ctx.project, cluster, rel)?;
     let values = rel.values.known()?;
-    let missing = uncovered(rel.chart_name().unwrap_or(""), values, &set_keys(rel));
+    let missing = uncovered(rel);
     let (first, tol_span) = missing.first()?.clone();
     let mut span = tol_span.unwrap_or(rel.loc.span);
     // Findings are reported in the .tf: a values file is shown as related.

@@ -13,7 +13,7 @@
 
 use crate::common::{
     add_dependency_fix, certainly_tolerated, depends_on_target, fargate_only, place, profile_label,
-    set_keys, uncovered, unordered_fargate_profile, workload_name, workloads_of,
+    release_pod_namespace, uncovered, unordered_fargate_profile, workload_name, workloads_of,
 };
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Known, Loc, Project, Provisioner, ResourceRef};
@@ -40,18 +40,19 @@ impl Rule for InstalledBeforeFargateProfile {
                 if !own && karpenter != Known::Known(false) {
                     continue;
                 }
-                let (Some(from), Some(values)) = (rel.resource, rel.values.known()) else {
+                let Some(from) = rel.resource else {
                     continue;
                 };
                 let Some((profile, _)) = unordered_fargate_profile(project, cluster, rel) else {
                     continue;
                 };
-                let chart = rel.chart_name().unwrap_or("");
-                if !uncovered(chart, values, &set_keys(rel)).is_empty() {
+                // A chart the data knows to make pods there, that FP002
+                // does not report.
+                if release_pod_namespace(rel).is_none() || !uncovered(rel).is_empty() {
                     continue;
                 }
                 // Tolerations are spoken of only when the pods have them.
-                let why = if certainly_tolerated(chart, values) {
+                let why = if certainly_tolerated(rel) {
                     " (tolerating the Fargate taint does not help pods the default scheduler already holds)"
                 } else {
                     ""

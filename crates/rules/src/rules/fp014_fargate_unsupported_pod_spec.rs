@@ -3,19 +3,22 @@
 //! Fargate runs each pod in its own micro-VM and refuses what needs a shared
 //! host: DaemonSets, `hostNetwork`, `hostPort`, privileged containers,
 //! `hostPath` volumes, GPUs, and arm64 (Fargate for EKS is x86_64 only).
-//! For Helm releases, whose pod specs are not rendered: the KEDA chart's
-//! `operator`/`metricsServer`/`webhooks.useHostNetwork: true`, when a
-//! selector without labels sends the release's namespace to Fargate.
+//! For a release of a chart fplint knows (its pods are not rendered): the
+//! values that turn on `hostNetwork` or privileged containers, such as the
+//! KEDA chart's `operator.useHostNetwork: true`, when a selector without
+//! labels sends the release's namespace to Fargate.
 //! A DaemonSet whose required node affinity keeps it off Fargate nodes
 //! (`eks.amazonaws.com/compute-type NotIn [fargate]`) creates no pods there.
 
+use crate::charts::{lookup, truth, Effective, Field};
 use crate::common::{
-    add_variant, on_fargate, profile_name, release_name, workload_name, workloads_of, TAINT_KEY,
+    add_variant, known_release, on_fargate, profile_name, release_name, release_pod_workloads,
+    workload_name, workloads_of, TAINT_KEY,
 };
 use crate::{Context, Rule};
-use fplint_core::model::{Cluster, Known, Loc};
+use fplint_core::model::{Cluster, HelmRelease, Known, Loc};
 use fplint_core::placement;
-use fplint_core::value::{Value, ValueKind};
+use fplint_core::value::Value;
 use fplint_core::workload::{Container, Workload, WorkloadKind};
 use fplint_core::{Diagnostic, Severity};
 
@@ -38,56 +41,7 @@ impl Rule for FargateUnsupportedPodSpec {
     fn check(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for cluster in ctx.clusters() {
             for rel in &cluster.helm_releases {
-                if rel.chart_name() != Some("keda") {
-                    continue;
-                }
-                let (Some(ns), Some(values)) = (rel.namespace.known(), rel.values.known()) else {
-                    continue;
-                };
-                let Known::Known(Some(p)) = placement::place(cluster, Some(ns), None).chosen else {
-                    continue;
-                };
-                let profile = profile_name(ctx.project, cluster, p);
-                let name = format!("Helm release `{}`", release_name(rel));
-                for comp in ["operator", "metricsServer", "webhooks"] {
-                    let Some(v) = values.get(comp).and_then(|c| c.get("useHostNetwork")) else {
-                        continue;
-                    };
-                    let on = match &v.kind {
-                        ValueKind::Bool(b) => *b,
-                        ValueKind::String(s) => s == "true",
-                        _ => false,
-                    };
-                    if !on {
-                        continue;
-                    }
-                    // Values read from a file are reported at the `values` entry.
-                    let at = match v.span {
-                        Some(s) if s.file == rel.loc.span.file => s,
-                        Some(s) => rel
-                            .value_sources
-                            .iter()
-                            .find(|src| src.origin.is_some_and(|o| o.file == s.file))
-                            .map_or(rel.loc.span, |src| src.loc.span),
-                        None => rel.loc.span,
-                    };
-                    let loc =
-                        Loc::new(at, format!("{}.values.{comp}.useHostNetwork", rel.loc.path));
-                    let mut d = finding(
-                        "hostNetwork",
-                        &loc,
-                        &name,
-                        profile,
-                        &format!("set `{comp}.useHostNetwork: false` (the chart's default), or run KEDA on EC2 nodes"),
-                    );
-                    if let Some(s) = v.span.filter(|s| s.file != rel.loc.span.file) {
-                        d = d.with_related(
-                            s,
-                            format!("`{comp}.useHostNetwork: true` in the values file"),
-                        );
-                    }
-                    out.push(d);
-                }
+                check_release(ctx, cluster, rel, out);
             }
             for w in workloads_of(ctx.project, cluster) {
                 let before = out.len();
@@ -96,6 +50,75 @@ impl Rule for FargateUnsupportedPodSpec {
                     add_variant(d, w);
                 }
             }
+        }
+    }
+}
+
+/// What a known chart's release turns on that Fargate refuses, from the
+/// values it sets: `hostNetwork`, privileged containers, host ports.
+fn check_release(
+    ctx: &Context<'_>,
+    cluster: &Cluster,
+    rel: &HelmRelease,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some((chart, values)) = known_release(rel) else {
+        return;
+    };
+    let Some(ns) = rel.namespace.known() else {
+        return;
+    };
+    let Known::Known(Some(p)) = placement::place(cluster, Some(ns), None).chosen else {
+        return;
+    };
+    let profile = profile_name(ctx.project, cluster, p);
+    let name = format!("Helm release `{}`", release_name(rel));
+    let mut seen: Vec<&str> = Vec::new();
+    for w in release_pod_workloads(chart, values) {
+        for (field, what, off) in [
+            (Field::HostNetwork, "hostNetwork", "false"),
+            (Field::Privileged, "privileged containers", "false"),
+        ] {
+            let Some(src) = w.field(field) else {
+                continue;
+            };
+            let Known::Known(Effective {
+                value: Some(v),
+                set_at: Some(path),
+            }) = src.effective(values)
+            else {
+                continue;
+            };
+            if truth(&v) != Known::Known(true) || seen.contains(&path) {
+                continue;
+            }
+            seen.push(path);
+            let set = lookup(values, path).and_then(|v| v.span);
+            // Values read from a file are reported at the `values` entry.
+            let at = match set {
+                Some(s) if s.file == rel.loc.span.file => s,
+                Some(s) => rel
+                    .value_sources
+                    .iter()
+                    .find(|src| src.origin.is_some_and(|o| o.file == s.file))
+                    .map_or(rel.loc.span, |src| src.loc.span),
+                None => rel.loc.span,
+            };
+            let loc = Loc::new(at, format!("{}.values.{path}", rel.loc.path));
+            let mut d = finding(
+                what,
+                &loc,
+                &name,
+                profile,
+                &format!(
+                    "set `{path}: {off}` (the chart's default), or run `{}` on EC2 nodes",
+                    chart.name
+                ),
+            );
+            if let Some(s) = set.filter(|s| s.file != rel.loc.span.file) {
+                d = d.with_related(s, format!("`{path}: true` in the values file"));
+            }
+            out.push(d);
         }
     }
 }
