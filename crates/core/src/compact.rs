@@ -31,7 +31,8 @@ leaf!(
     crate::model::RootReference,
     VariantKind,
     std::path::PathBuf,
-    crate::model::ValuesPart
+    crate::model::ValuesPart,
+    crate::model::ChartRef
 );
 
 impl Compact for String {
@@ -173,6 +174,7 @@ fields!(HelmRelease {
     cluster_key,
     destination,
     values_parts,
+    chart_ref,
 });
 fields!(ValueSource { kind, loc, origin });
 fields!(NodeGroup { name, loc, managed });

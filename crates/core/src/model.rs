@@ -668,6 +668,24 @@ pub struct HelmRelease {
     /// until the run reads those files
     /// ([`crate::frontend::release::read_values_parts`]).
     pub values_parts: Vec<ValuesPart>,
+    /// A source object of the repository that says which chart this is
+    /// (Flux's `chartRef`): `chart` stays unknown until the run finds it
+    /// ([`crate::frontend::release::resolve_chart_ref`]).
+    pub chart_ref: Option<ChartRef>,
+}
+
+/// A Flux `chartRef`: an `OCIRepository` or `HelmChart` object, looked for in
+/// the YAML files of `folder`.
+#[derive(Clone, Debug)]
+pub struct ChartRef {
+    /// `OCIRepository` or `HelmChart`.
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    /// The folder of the declaring file.
+    pub folder: std::path::PathBuf,
+    /// Where the declaration names it.
+    pub at: Span,
 }
 
 /// One part of a release's values, in the declaration's merge order.
@@ -761,6 +779,7 @@ impl HelmRelease {
             cluster_key: None,
             destination: None,
             values_parts: Vec::new(),
+            chart_ref: None,
         }
     }
 

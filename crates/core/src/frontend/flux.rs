@@ -10,7 +10,7 @@
 use super::kubernetes::{join, loc_of, located_str};
 use super::release;
 use super::UnitOutput;
-use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located, ValuesPart};
+use crate::model::{AppliedBy, ChartRef, DirectorySource, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;
 use crate::value::{Value, ValueKind};
 use std::path::Path;
@@ -24,54 +24,25 @@ pub fn recognise(api: &str, kind: &str) -> bool {
 pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
     let Some(spec) = obj.get("spec") else { return };
     let spec_path = join(path, "spec");
-    let Some(chart_spec) = spec.get("chart").and_then(|c| c.get("spec")) else {
-        // `chartRef` names a source object whose chart is not read here.
-        return;
-    };
-    let cs_path = join(&spec_path, "chart.spec");
-    let Some(chart) = chart_spec.get("chart") else {
-        return;
-    };
-    let source_kind = chart_spec
-        .get("sourceRef")
-        .and_then(|s| s.get("kind"))
-        .and_then(Value::as_str)
-        .unwrap_or("HelmRepository");
-    let chart_path = join(&cs_path, "chart");
-    let mut rel = HelmRelease::new(
-        located_str(chart, &chart_path),
-        loc_of(obj.get("kind").unwrap_or(obj), &join(path, "kind")),
-        AppliedBy::Controller,
-    );
-    // The root of the source the chart is in, when it is this repository.
-    let mut repo_base = None;
-    match source_kind {
-        "HelmRepository" | "OCIRepository" => {}
-        "GitRepository" | "Bucket" => {
-            let local = chart
-                .as_str()
-                .and_then(|c| release::local_base(file, c))
-                .map(|(base, c)| (base.join(c), base))
-                .filter(|(d, _)| d.join("Chart.yaml").is_file());
-            let Some((dir, base)) = local else { return };
-            repo_base = Some(base);
-            let name = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
-            rel.local_chart = true;
-            rel.chart_dir = Some(dir);
+    let null = Value::new(ValueKind::Null, None);
+    let (mut rel, repo_base, chart_spec) = match (
+        spec.get("chart").and_then(|c| c.get("spec")),
+        spec.get("chartRef"),
+    ) {
+        (Some(chart_spec), _) => {
+            let Some((rel, base)) = chart_spec_release(file, obj, chart_spec, path) else {
+                return;
+            };
+            (rel, base, chart_spec)
         }
-        _ => return,
-    }
-    rel.version = chart_spec
-        .get("version")
-        .map(|v| located_str(v, &join(&cs_path, "version")));
-    rel.repository = chart_spec
-        .get("sourceRef")
-        .and_then(|s| s.get("name"))
-        .map(|v| located_str(v, &join(&cs_path, "sourceRef.name")));
+        (None, Some(r)) => {
+            let Some(rel) = chart_ref_release(file, obj, r, path) else {
+                return;
+            };
+            (rel, None, &null)
+        }
+        (None, None) => return,
+    };
     let meta = obj.get("metadata");
     let own_ns = meta.and_then(|m| m.get("namespace"));
     let target = spec.get("targetNamespace");
@@ -97,6 +68,97 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
     let parts = values_parts(file, obj, spec, chart_spec, &rel, repo_base.as_deref());
     release::settle(&mut rel, parts);
     out.releases.push(rel);
+}
+
+/// The release a `chart.spec` declares, and the root of this repository
+/// when the chart is a folder of it.
+fn chart_spec_release(
+    file: &SourceFile,
+    obj: &Value,
+    chart_spec: &Value,
+    path: &str,
+) -> Option<(HelmRelease, Option<std::path::PathBuf>)> {
+    let cs_path = join(path, "spec.chart.spec");
+    let chart = chart_spec.get("chart")?;
+    let source_kind = chart_spec
+        .get("sourceRef")
+        .and_then(|s| s.get("kind"))
+        .and_then(Value::as_str)
+        .unwrap_or("HelmRepository");
+    let chart_path = join(&cs_path, "chart");
+    let mut rel = HelmRelease::new(
+        located_str(chart, &chart_path),
+        loc_of(obj.get("kind").unwrap_or(obj), &join(path, "kind")),
+        AppliedBy::Controller,
+    );
+    // The root of the source the chart is in, when it is this repository.
+    let mut repo_base = None;
+    match source_kind {
+        "HelmRepository" | "OCIRepository" => {}
+        "GitRepository" | "Bucket" => {
+            let local = chart
+                .as_str()
+                .and_then(|c| release::local_base(file, c))
+                .map(|(base, c)| (base.join(c), base))
+                .filter(|(d, _)| d.join("Chart.yaml").is_file());
+            let (dir, base) = local?;
+            repo_base = Some(base);
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            rel.chart = Located::new(Known::Known(name), loc_of(chart, &chart_path));
+            rel.local_chart = true;
+            rel.chart_dir = Some(dir);
+        }
+        _ => return None,
+    }
+    rel.version = chart_spec
+        .get("version")
+        .map(|v| located_str(v, &join(&cs_path, "version")));
+    rel.repository = chart_spec
+        .get("sourceRef")
+        .and_then(|s| s.get("name"))
+        .map(|v| located_str(v, &join(&cs_path, "sourceRef.name")));
+    Some((rel, repo_base))
+}
+
+/// The release a `chartRef` declares: the chart is named by an
+/// `OCIRepository` or `HelmChart` object, found by the run in the folder of
+/// this file.
+fn chart_ref_release(file: &SourceFile, obj: &Value, r: &Value, path: &str) -> Option<HelmRelease> {
+    let ref_path = join(path, "spec.chartRef");
+    let kind = r.get("kind").and_then(Value::as_str)?;
+    if !matches!(kind, "OCIRepository" | "HelmChart") {
+        return None;
+    }
+    let name = r.get("name").and_then(Value::as_str)?.to_string();
+    let namespace = match r.get("namespace") {
+        Some(n) => Some(n.as_str()?.to_string()),
+        None => match obj.get("metadata").and_then(|m| m.get("namespace")) {
+            Some(n) => Some(n.as_str()?.to_string()),
+            None => None,
+        },
+    };
+    // A HelmRelease a chart renders: the objects beside it are templates.
+    if in_chart_templates(&file.path) {
+        return None;
+    }
+    let folder = file_folder(file)?;
+    let at = r.span?;
+    let mut rel = HelmRelease::new(
+        Located::new(Known::Unknown, loc_of(r, &ref_path)),
+        loc_of(obj.get("kind").unwrap_or(obj), &join(path, "kind")),
+        AppliedBy::Controller,
+    );
+    rel.chart_ref = Some(ChartRef {
+        kind: kind.to_string(),
+        name,
+        namespace,
+        folder,
+        at,
+    });
+    Some(rel)
 }
 
 /// Whether an object is a Flux `Kustomization` (not kustomize's own).
@@ -214,12 +276,7 @@ fn values_parts(
             .and_then(|m| m.get("namespace"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        let folder = Path::new(&file.path)
-            .parent()
-            .map(|p| match p.as_os_str().is_empty() {
-                true => Path::new(".").to_path_buf(),
-                false => p.to_path_buf(),
-            });
+        let folder = file_folder(file);
         for item in list {
             let text = |k: &str| item.get(k).and_then(Value::as_str);
             let secret = match text("kind") {
@@ -253,6 +310,16 @@ fn values_parts(
 }
 
 /// Whether `path` is a template of a chart (`CHART/templates/...`).
+/// The folder of the declaring file, where the objects it names are looked for.
+fn file_folder(file: &SourceFile) -> Option<std::path::PathBuf> {
+    Path::new(&file.path)
+        .parent()
+        .map(|p| match p.as_os_str().is_empty() {
+            true => Path::new(".").to_path_buf(),
+            false => p.to_path_buf(),
+        })
+}
+
 fn in_chart_templates(path: &str) -> bool {
     Path::new(path).ancestors().skip(1).any(|a| {
         a.file_name().is_some_and(|n| n == "templates")

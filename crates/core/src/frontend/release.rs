@@ -3,7 +3,7 @@
 //! `--set`-style parameters.
 
 use super::terraform::helm::{insert, merge, parse_path};
-use crate::model::{HelmRelease, Known, Loc, ValueSource, ValueSourceKind, ValuesPart};
+use crate::model::{HelmRelease, Known, Loc, Located, ValueSource, ValueSourceKind, ValuesPart};
 use crate::source::{FileId, SourceFile, Span};
 use crate::sources::{LoadError, Sources};
 use crate::tree::{self, Limits};
@@ -243,6 +243,76 @@ pub fn settle(rel: &mut HelmRelease, parts: Vec<ValuesPart>) {
 /// Files of one folder looked through for a ConfigMap or Secret, at most.
 const MAX_FOLDER_FILES: usize = 256;
 
+/// Find the chart a Flux `chartRef` names: an `OCIRepository` (the chart is
+/// the last part of its `url`, the version its `ref.tag` or `ref.semver`)
+/// or a `HelmChart` of a Helm repository (`chart`, `version`). Not found, or
+/// found more than once, the chart stays unknown.
+pub fn resolve_chart_ref(rel: &mut HelmRelease, sources: &Sources, limits: Limits) {
+    let Some(r) = rel.chart_ref.take() else {
+        return;
+    };
+    let Some((f, obj)) = find_object(
+        sources,
+        limits,
+        &r.folder,
+        ("source.toolkit.fluxcd.io/", &r.kind),
+        &r.name,
+        r.namespace.as_deref(),
+    ) else {
+        return;
+    };
+    let Some(spec) = obj.get("spec") else { return };
+    let base = format!("{}.spec", r.kind);
+    let at = |v: &Value, key: &str| {
+        let span = v.span.unwrap_or(Span::new(f.id, 0, 0));
+        Loc::new(span, format!("{base}.{key}"))
+    };
+    let text = |v: &Value, key: &str| -> Option<Located<String>> {
+        let s = v.as_str()?;
+        Some(Located::new(Known::Known(s.to_string()), at(v, key)))
+    };
+    match r.kind.as_str() {
+        "OCIRepository" => {
+            let Some(url) = spec.get("url") else { return };
+            let Some(u) = url.as_str() else { return };
+            let chart = u.trim_end_matches('/').rsplit('/').next().unwrap_or(u);
+            rel.chart = Located::new(Known::Known(chart.to_string()), at(url, "url"));
+            rel.repository = text(url, "url");
+            let reference = spec.get("ref");
+            // A digest or a commit says nothing of the chart's version.
+            rel.version = match reference {
+                None => None,
+                Some(rf) => match (rf.get("tag"), rf.get("semver")) {
+                    (Some(t), _) => Some(
+                        text(t, "ref.tag")
+                            .unwrap_or_else(|| Located::new(Known::Unknown, at(t, "ref.tag"))),
+                    ),
+                    (None, Some(sv)) => Some(
+                        text(sv, "ref.semver")
+                            .unwrap_or_else(|| Located::new(Known::Unknown, at(sv, "ref.semver"))),
+                    ),
+                    (None, None) => Some(Located::new(Known::Unknown, at(rf, "ref"))),
+                },
+            };
+        }
+        "HelmChart" => {
+            // A chart in a Git repository or bucket is a folder, not read here.
+            let source = spec.get("sourceRef").and_then(|s| s.get("kind"));
+            if source.and_then(Value::as_str).unwrap_or("HelmRepository") != "HelmRepository" {
+                return;
+            }
+            let Some(chart) = spec.get("chart").and_then(|c| text(c, "chart")) else {
+                return;
+            };
+            rel.chart = chart;
+            rel.version = spec.get("version").map(|v| {
+                text(v, "version").unwrap_or_else(|| Located::new(Known::Unknown, at(v, "version")))
+            });
+        }
+        _ => {}
+    }
+}
+
 /// Read the parts of a release's values that lie in other files of the
 /// repository (values files, ConfigMaps, Secrets) and merge every part in
 /// order into `values`, keeping spans into those files. A part that cannot
@@ -283,11 +353,12 @@ pub fn read_values_parts(rel: &mut HelmRelease, sources: &Sources, limits: Limit
                 folder,
                 at,
             } => {
+                let kind = if secret { "Secret" } else { "ConfigMap" };
                 let found = find_object(
                     sources,
                     limits,
                     &folder,
-                    secret,
+                    ("v1", kind),
                     &name,
                     namespace.as_deref(),
                 );
@@ -352,11 +423,10 @@ fn find_object(
     sources: &Sources,
     limits: Limits,
     folder: &Path,
-    secret: bool,
+    (api, kind): (&str, &str),
     name: &str,
     namespace: Option<&str>,
 ) -> Option<(std::sync::Arc<SourceFile>, Value)> {
-    let kind = if secret { "Secret" } else { "ConfigMap" };
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -378,7 +448,12 @@ fn find_object(
         for doc in &parsed.documents {
             let v = Value::from_node(doc);
             let meta = v.get("metadata");
-            let matches = v.get("apiVersion").and_then(Value::as_str) == Some("v1")
+            // `v1`, or a group's prefix (`source.toolkit.fluxcd.io/`).
+            let api_ok = v
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .is_some_and(|a| a == api || (api.ends_with('/') && a.starts_with(api)));
+            let matches = api_ok
                 && v.get("kind").and_then(Value::as_str) == Some(kind)
                 && meta.and_then(|m| m.get("name")).and_then(Value::as_str) == Some(name)
                 && meta

@@ -73,6 +73,31 @@ fn check_release(
     };
     let profile = profile_name(ctx.project, cluster, p);
     let name = format!("Helm release `{}`", release_name(rel));
+    // A DaemonSet the chart renders in a Fargate namespace, unless its
+    // affinity keeps it off Fargate nodes.
+    for w in chart.workloads {
+        if w.kind != "DaemonSet"
+            || w.rendered(values) != Known::Known(true)
+            || w.in_release_namespace(values) != Known::Known(true)
+        {
+            continue;
+        }
+        let Some(Known::Known(affinity)) = w.field(Field::Affinity).map(|f| f.effective(values))
+        else {
+            continue;
+        };
+        if affinity.value.as_ref().is_some_and(avoids_fargate_nodes) {
+            continue;
+        }
+        let loc = Loc::new(rel.loc.span, rel.loc.path.to_string());
+        out.push(finding(
+            "DaemonSets",
+            &loc,
+            &format!("{name} (DaemonSet `{}`)", w.name),
+            profile,
+            "keep the release's namespace out of the Fargate selectors, or give the DaemonSet a required node affinity with `eks.amazonaws.com/compute-type NotIn [fargate]`",
+        ));
+    }
     let mut seen: Vec<&str> = Vec::new();
     for w in release_pod_workloads(chart, values) {
         for (field, what, off) in [

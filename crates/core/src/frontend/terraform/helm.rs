@@ -67,6 +67,7 @@ pub fn read(
             cluster_key: None,
             destination: None,
             values_parts: Vec::new(),
+            chart_ref: None,
         };
         render_local(b, ctx, &rel);
         b.releases.push(rel);
