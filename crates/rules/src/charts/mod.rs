@@ -225,7 +225,7 @@ pub fn truth(v: &Value) -> Known<bool> {
         ValueKind::Null => false,
         ValueKind::Bool(b) => *b,
         ValueKind::String(s) => !s.is_empty(),
-        ValueKind::Number(n) => n.parse::<f64>().map_or(true, |f| f != 0.0),
+        ValueKind::Number(n) => n.parse::<f64>() != Ok(0.0),
         ValueKind::List(l) => !l.is_empty(),
         ValueKind::Map(m) => !m.is_empty(),
     })
