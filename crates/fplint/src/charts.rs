@@ -236,7 +236,7 @@ pub fn render(
     let mut seen = HashSet::new();
     let mut any = false;
     let mut releases: Vec<&HelmRelease> = all_releases(&loaded.project)
-        .filter(|r| r.chart_dir.is_some())
+        .filter(|r| r.chart_dir.is_some() || !r.local_chart)
         .filter(|r| seen.insert(r.loc.span))
         .filter(|r| {
             let file = loaded.sources.disk_path(r.loc.span.file);
@@ -248,11 +248,6 @@ pub fn render(
         .collect();
     releases.sort_by_key(|r| (r.loc.span.file, r.loc.span.start));
     for rel in releases {
-        let Some(mut input) = ChartRelease::of(rel) else {
-            continue;
-        };
-        input.kube_version.clone_from(&req.kube_version);
-        any = true;
         let at = loaded
             .sources
             .get(rel.loc.span.file)
@@ -266,6 +261,15 @@ pub fn render(
             .unwrap_or_default();
         let name = rel.name.known().map_or("?", String::as_str);
         let ns = rel.namespace.known().map_or("?", String::as_str);
+        let Some(mut input) = ChartRelease::of(rel) else {
+            if rel.chart_dir.is_none() {
+                any = true;
+                remote_note(&mut out, rel, name, ns, &at);
+            }
+            continue;
+        };
+        input.kube_version.clone_from(&req.kube_version);
+        any = true;
         out.push_str(&format!(
             "# fplint: release {name} (namespace {ns}) of chart {}, declared at {at}\n",
             fplint_core::sources::display_path(&input.dir)
@@ -277,6 +281,53 @@ pub fn render(
         return Err(RenderError::Nothing(shown));
     }
     Ok(out)
+}
+
+/// A release of a remote chart is not rendered: what the chart knowledge
+/// says it deploys, or why that is unknown.
+fn remote_note(out: &mut String, rel: &HelmRelease, name: &str, ns: &str, at: &str) {
+    let chart = rel.chart.known().map_or("?", String::as_str);
+    let version = rel.version.as_ref().map_or("any version".to_string(), |v| {
+        format!("version {}", v.known().map_or("?", String::as_str))
+    });
+    out.push_str(&format!(
+        "# fplint: release {name} (namespace {ns}) of remote chart {chart}, {version}, declared at {at}: not rendered\n"
+    ));
+    match fplint_rules::common::knowledge_note(rel) {
+        Err(why) => out.push_str(&format!("# fplint: unknown: {why}\n")),
+        Ok(known) => {
+            let pins: Vec<String> = known
+                .pins
+                .iter()
+                .map(|p| format!("{} at {}", p.version, p.repo))
+                .collect();
+            out.push_str(&format!(
+                "# fplint: from the chart knowledge of {} {}.{}.{} to before {}.{}.{} (rendered: {}):\n",
+                known.name,
+                known.from.0,
+                known.from.1,
+                known.from.2,
+                known.until.0,
+                known.until.1,
+                known.until.2,
+                pins.join(", ")
+            ));
+            let values = rel.values.known();
+            for w in known.workloads {
+                let rendered = values.map_or(fplint_core::model::Known::Unknown, |v| w.rendered(v));
+                let state = match rendered {
+                    fplint_core::model::Known::Known(true) => "",
+                    fplint_core::model::Known::Known(false) => " (not rendered with these values)",
+                    fplint_core::model::Known::Unknown => " (may be rendered)",
+                };
+                let place = w.namespace.unwrap_or(ns);
+                out.push_str(&format!(
+                    "# fplint:   {} {} in namespace {place}{state}\n",
+                    w.kind, w.name
+                ));
+            }
+        }
+    }
 }
 
 /// Documents as `helm template` prints them, with fplint's notes.

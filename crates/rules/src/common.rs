@@ -194,6 +194,49 @@ pub fn known_release(rel: &HelmRelease) -> Option<(&'static KnownChart, &Value)>
     Some((chart, values))
 }
 
+/// What the chart knowledge says of a remote release, for `fplint render`:
+/// the range it is read with, or why it is unknown.
+pub fn knowledge_note(rel: &HelmRelease) -> Result<&'static KnownChart, String> {
+    let Some(name) = rel.chart_name() else {
+        return Err("the chart cannot be read".into());
+    };
+    let version = match &rel.version {
+        None => None,
+        Some(v) => match v.known() {
+            Some(v) => Some(v.as_str()),
+            None => return Err("its version cannot be read".into()),
+        },
+    };
+    let Some(chart) = charts::known_chart(name, version) else {
+        let ranges: Vec<String> = charts::known::CHARTS
+            .iter()
+            .filter(|c| c.name == name)
+            .map(|c| format!("{} to before {}", show(c.from), show(c.until)))
+            .collect();
+        return Err(if ranges.is_empty() {
+            format!("chart `{name}` is not in the chart knowledge")
+        } else {
+            format!(
+                "version `{}` of chart `{name}` is not in the chart knowledge, which holds {}",
+                version.unwrap_or("?"),
+                ranges.join(", ")
+            )
+        });
+    };
+    if known_release(rel).is_none() {
+        return Err(format!(
+            "chart `{name}` is known from {} to before {}, but the release's values cannot be read or set one that changes what it renders",
+            show(chart.from),
+            show(chart.until)
+        ));
+    }
+    Ok(chart)
+}
+
+fn show(v: charts::Version) -> String {
+    format!("{}.{}.{}", v.0, v.1, v.2)
+}
+
 /// The workloads of a known release that certainly make pods in its
 /// namespace.
 pub fn release_pod_workloads(
