@@ -368,3 +368,127 @@ pub fn key_span(values: &Value, path: &str) -> Option<Span> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Value {
+        match Value::parse_embedded(text) {
+            Known::Known(v) => v,
+            Known::Unknown => panic!("test values do not parse: {text}"),
+        }
+    }
+
+    const OWN_ELSE_GLOBAL: FieldSource = FieldSource {
+        field: Field::Tolerations,
+        values: &["operator.tolerations", "tolerations"],
+        defaults: &["[]", "[]"],
+        join: Join::First,
+        rendered: "null",
+    };
+
+    #[test]
+    fn version_constraints() {
+        assert_eq!(version_span("2.14.0"), Some(((2, 14, 0), (2, 14, 1))));
+        assert_eq!(version_span("v1.8.1"), Some(((1, 8, 1), (1, 8, 2))));
+        assert_eq!(version_span("1.8.x"), Some(((1, 8, 0), (1, 9, 0))));
+        assert_eq!(version_span("~2.14"), Some(((2, 14, 0), (2, 15, 0))));
+        assert_eq!(version_span("~> 2.14.1"), Some(((2, 14, 1), (2, 15, 0))));
+        assert_eq!(version_span("^1.8.2"), Some(((1, 8, 2), (2, 0, 0))));
+        assert_eq!(version_span(">=1.0.0"), None);
+        assert_eq!(version_span("latest"), None);
+    }
+
+    #[test]
+    fn the_first_non_empty_source_wins() {
+        let e = |v: &str| OWN_ELSE_GLOBAL.effective(&yaml(v));
+        let got = e("tolerations: [{operator: Exists}]\noperator: {tolerations: []}");
+        let Known::Known(got) = got else {
+            panic!("unknown")
+        };
+        assert_eq!(got.set_at, Some("tolerations"));
+        let Known::Known(got) =
+            e("tolerations: [{operator: Exists}]\noperator: {tolerations: [{key: a}]}")
+        else {
+            panic!("unknown")
+        };
+        assert_eq!(got.set_at, Some("operator.tolerations"));
+        let Known::Known(got) = e("replicas: 2") else {
+            panic!("unknown")
+        };
+        assert_eq!(
+            got,
+            Effective {
+                value: None,
+                set_at: None
+            }
+        );
+    }
+
+    #[test]
+    fn an_unknown_source_or_a_chart_that_adds_its_own_is_unknown() {
+        let mut values = yaml("operator: {}");
+        if let ValueKind::Map(m) = &mut values.kind {
+            m[0].1 = Value::unknown(None);
+        }
+        assert_eq!(OWN_ELSE_GLOBAL.effective(&values), Known::Unknown);
+        // The chart renders a toleration no value gives.
+        let adds = FieldSource {
+            rendered: r#"[{"key":"CriticalAddonsOnly","operator":"Exists"}]"#,
+            ..OWN_ELSE_GLOBAL
+        };
+        assert_eq!(adds.effective(&yaml("a: 1")), Known::Unknown);
+    }
+
+    #[test]
+    fn joined_sources_are_all_rendered() {
+        let both = FieldSource {
+            join: Join::All,
+            ..OWN_ELSE_GLOBAL
+        };
+        let Known::Known(got) = both.effective(&yaml(
+            "tolerations: [{key: a}]\noperator: {tolerations: [{key: b}]}",
+        )) else {
+            panic!("unknown")
+        };
+        assert_eq!(
+            got.value.and_then(|v| v.as_list().map(<[Value]>::len)),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn switches_follow_helm_truth() {
+        let w = ChartWorkload {
+            kind: "Deployment",
+            name: "w",
+            template: "templates/w.yaml",
+            namespace: None,
+            namespace_values: &["namespaceOverride"],
+            when: &[Switch {
+                value: "webhooks.enabled",
+                default: true,
+                needs: true,
+            }],
+            fields: &[],
+        };
+        assert_eq!(w.rendered(&yaml("a: 1")), Known::Known(true));
+        assert_eq!(
+            w.rendered(&yaml("webhooks: {enabled: false}")),
+            Known::Known(false)
+        );
+        assert_eq!(
+            w.rendered(&yaml("webhooks: {enabled: null}")),
+            Known::Known(false)
+        );
+        assert_eq!(
+            w.in_release_namespace(&yaml("namespaceOverride: other")),
+            Known::Known(false)
+        );
+        assert_eq!(
+            w.in_release_namespace(&yaml("namespaceOverride: ''")),
+            Known::Known(true)
+        );
+    }
+}
