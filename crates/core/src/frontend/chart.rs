@@ -44,6 +44,8 @@ pub struct ChartRelease {
     /// The release's name for findings and placement, and where it is
     /// declared; `None` for a chart rendered with its defaults.
     pub declared: Option<(String, Loc)>,
+    /// Where the declaration gives the namespace.
+    pub namespace_loc: Option<Loc>,
 }
 
 impl ChartRelease {
@@ -61,6 +63,7 @@ impl ChartRelease {
             namespace: rel.namespace.value.clone(),
             values: rel.values.clone(),
             declared: Some((name, rel.loc.clone())),
+            namespace_loc: Some(rel.namespace.loc.clone()),
             ..ChartRelease::new(dir)
         })
     }
@@ -78,6 +81,7 @@ impl ChartRelease {
             set_string: Vec::new(),
             kube_version: None,
             declared: None,
+            namespace_loc: None,
         }
     }
 }
@@ -338,7 +342,161 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
             }
         }
     }
+    dependency_releases(&chart, &rendered, rel, sources, chart_at, &mut out);
     out
+}
+
+/// Dependencies of an umbrella chart that are not vendored in `charts/`
+/// (a remote chart such as `keda`): each enabled one is a release of that
+/// chart, in the release's namespace, with the values under its key (or
+/// alias) and `global`, so that chart knowledge can judge it. A condition
+/// or tag fplint cannot decide leaves it out.
+fn dependency_releases(
+    chart: &helm::Chart,
+    rendered: &helm::Rendered,
+    rel: &ChartRelease,
+    sources: &Sources,
+    chart_at: Span,
+    out: &mut RenderedChart,
+) {
+    let chart_file = sources.load(&rel.dir.join("Chart.yaml")).ok();
+    for dep in &chart.dependencies {
+        if !rendered.missing_dependencies.contains(&dep.name) || !dep.tags.is_empty() {
+            continue;
+        }
+        let key = dep.alias.as_deref().unwrap_or(&dep.name);
+        let lookup = |path: &str| {
+            let mut at = rendered.values.clone();
+            for k in path.split('.') {
+                let next = match &at {
+                    helm::Value::Map(m) => m.borrow().get(k).cloned(),
+                    helm::Value::Unknown => return Some(helm::Value::Unknown),
+                    _ => None,
+                };
+                at = next?;
+            }
+            Some(at)
+        };
+        // Helm: the first condition path that is a boolean decides.
+        let mut enabled = Some(true);
+        for c in dep.condition.iter().flat_map(|c| c.split(',')) {
+            match lookup(c.trim()) {
+                Some(helm::Value::Bool(b)) => {
+                    enabled = Some(b);
+                    break;
+                }
+                Some(helm::Value::Unknown) => {
+                    enabled = None;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if enabled != Some(true) {
+            continue;
+        }
+        let mut values = match lookup(key) {
+            Some(v @ helm::Value::Map(_)) => from_helm(&v, 0),
+            None | Some(helm::Value::Nil) => Value::new(ValueKind::Map(Vec::new()), None),
+            Some(_) => Value::unknown(None),
+        };
+        if let (ValueKind::Map(entries), Some(g)) = (&mut values.kind, lookup("global")) {
+            entries.retain(|(k, _)| k.name != "global");
+            entries.push((
+                crate::value::MapKey {
+                    name: "global".into(),
+                    span: None,
+                },
+                from_helm(&g, 0),
+            ));
+        }
+        // The dependency's entry in Chart.yaml, else the chart.
+        let at = chart_file
+            .as_ref()
+            .and_then(|f| {
+                let deps = f.text.find("dependencies:")?;
+                let needle = format!("name: {}", dep.name);
+                let i = f.text[deps..].find(&needle)? + deps;
+                Some(Span::new(f.id, i, i + needle.len()))
+            })
+            .unwrap_or(chart_at);
+        let path = format!("Chart.yaml.dependencies.{}", dep.name);
+        let loc = Loc::new(at, path.clone());
+        let mut r = crate::model::HelmRelease::new(
+            Located::new(Known::Known(dep.name.clone()), loc.clone()),
+            loc.clone(),
+            crate::model::AppliedBy::Controller,
+        );
+        r.name = Located::new(
+            match (&rel.name, &rel.declared) {
+                (Known::Known(n), _) => Known::Known(format!("{n}/{key}")),
+                (_, Some((n, _))) => Known::Known(format!("{n}/{key}")),
+                _ => Known::Unknown,
+            },
+            loc.clone(),
+        );
+        r.namespace = Located::new(
+            rel.namespace.clone(),
+            rel.declared
+                .as_ref()
+                .map_or(loc.clone(), |(_, l)| l.clone()),
+        );
+        r.version = (!dep.version.is_empty())
+            .then(|| Located::new(Known::Known(dep.version.clone()), loc.clone()));
+        r.repository = (!dep.repository.is_empty())
+            .then(|| Located::new(Known::Known(dep.repository.clone()), loc.clone()));
+        r.values = match rel.values {
+            Known::Known(_) => Known::Known(values),
+            Known::Unknown => Known::Unknown,
+        };
+        out.documents.push(RenderedDocument {
+            source: format!("{}/charts/{}", chart.name, dep.name),
+            text: String::new(),
+            note: Some(format!(
+                "not rendered: dependency `{}` {} is not in charts/; fplint judges it from its chart knowledge",
+                dep.name, dep.version
+            )),
+        });
+        out.unit.releases.push(r);
+    }
+}
+
+/// Values the template engine merged, back in the model's terms (without
+/// spans: they are merged from several files).
+fn from_helm(v: &helm::Value, depth: usize) -> Value {
+    let kind = if depth > 256 {
+        ValueKind::Unknown
+    } else {
+        match v {
+            helm::Value::Nil => ValueKind::Null,
+            helm::Value::Bool(b) => ValueKind::Bool(*b),
+            helm::Value::Int(i) => ValueKind::Number(i.to_string()),
+            helm::Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => {
+                ValueKind::Number(format!("{}", *f as i64))
+            }
+            helm::Value::Float(f) => ValueKind::Number(f.to_string()),
+            helm::Value::Str(s) => ValueKind::String(s.to_string()),
+            helm::Value::List(items) => {
+                ValueKind::List(items.iter().map(|x| from_helm(x, depth + 1)).collect())
+            }
+            helm::Value::Map(m) => ValueKind::Map(
+                m.borrow()
+                    .iter()
+                    .map(|(k, x)| {
+                        (
+                            crate::value::MapKey {
+                                name: k.clone(),
+                                span: None,
+                            },
+                            from_helm(x, depth + 1),
+                        )
+                    })
+                    .collect(),
+            ),
+            helm::Value::Unknown | helm::Value::Object(_) => ValueKind::Unknown,
+        }
+    };
+    Value::new(kind, None)
 }
 
 /// An object of a build as a document: YAML as `helm template` writes it,
