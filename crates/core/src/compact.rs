@@ -175,6 +175,7 @@ fields!(HelmRelease {
     destination,
     values_parts,
     chart_ref,
+    post_rendered,
 });
 fields!(ValueSource { kind, loc, origin });
 fields!(NodeGroup { name, loc, managed });

@@ -672,6 +672,10 @@ pub struct HelmRelease {
     /// (Flux's `chartRef`): `chart` stays unknown until the run finds it
     /// ([`crate::frontend::release::resolve_chart_ref`]).
     pub chart_ref: Option<ChartRef>,
+    /// A post-renderer patches what the chart renders (Flux's
+    /// `postRenderers`), which fplint does not follow: the release's pods
+    /// are unknown, labels and scheduling included.
+    pub post_rendered: bool,
 }
 
 /// A Flux `chartRef`: an `OCIRepository` or `HelmChart` object, looked for in
@@ -780,6 +784,7 @@ impl HelmRelease {
             destination: None,
             values_parts: Vec::new(),
             chart_ref: None,
+            post_rendered: false,
         }
     }
 

@@ -171,7 +171,7 @@ pub fn unordered_fargate_profile<'a>(
 /// values that change nothing the data cannot follow. A chart of this
 /// repository deploys what its templates say, not what its name says.
 pub fn known_release(rel: &HelmRelease) -> Option<(&'static KnownChart, &Value)> {
-    if rel.local_chart || rel.chart_dir.is_some() {
+    if rel.local_chart || rel.chart_dir.is_some() || rel.post_rendered {
         return None;
     }
     let name = rel.chart_name()?;
@@ -223,6 +223,9 @@ pub fn knowledge_note(rel: &HelmRelease) -> Result<&'static KnownChart, String> 
             )
         });
     };
+    if rel.post_rendered {
+        return Err("a post-renderer patches what the chart renders".into());
+    }
     if known_release(rel).is_none() {
         return Err(format!(
             "chart `{name}` is known from {} to before {}, but the release's values cannot be read or set one that changes what it renders",

@@ -46,6 +46,8 @@ pub struct ChartRelease {
     pub declared: Option<(String, Loc)>,
     /// Where the declaration gives the namespace.
     pub namespace_loc: Option<Loc>,
+    /// A post-renderer changes what is rendered: the pods are unknown.
+    pub post_rendered: bool,
 }
 
 impl ChartRelease {
@@ -64,6 +66,7 @@ impl ChartRelease {
             values: rel.values.clone(),
             declared: Some((name, rel.loc.clone())),
             namespace_loc: Some(rel.namespace.loc.clone()),
+            post_rendered: rel.post_rendered,
             ..ChartRelease::new(dir)
         })
     }
@@ -82,6 +85,7 @@ impl ChartRelease {
             kube_version: None,
             declared: None,
             namespace_loc: None,
+            post_rendered: false,
         }
     }
 }
@@ -335,6 +339,9 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
                 if let Some(whole) = unsure {
                     unknown_pod(&mut w.pod, whole);
                 }
+                if rel.post_rendered {
+                    unknown_pod(&mut w.pod, true);
+                }
                 if w.namespace.value == Known::Unknown && !has_namespace(&value) {
                     w.namespace = Located::new(rel.namespace.clone(), w.namespace.loc.clone());
                 }
@@ -445,6 +452,7 @@ fn dependency_releases(
             .then(|| Located::new(Known::Known(dep.version.clone()), loc.clone()));
         r.repository = (!dep.repository.is_empty())
             .then(|| Located::new(Known::Known(dep.repository.clone()), loc.clone()));
+        r.post_rendered = rel.post_rendered;
         r.values = match rel.values {
             Known::Known(_) => Known::Known(values),
             Known::Unknown => Known::Unknown,

@@ -65,6 +65,9 @@ pub fn load(file: &SourceFile, obj: &Value, path: &str, out: &mut UnitOutput) {
         (None, None) => Located::new(Known::Unknown, rel.loc.clone()),
     };
     rel.destination = kube_config(spec, &spec_path);
+    rel.post_rendered = spec.get("postRenderers").is_some_and(|p| {
+        !matches!(&p.kind, ValueKind::Null) && p.as_list().is_none_or(|l| !l.is_empty())
+    });
     let parts = values_parts(file, obj, spec, chart_spec, &rel, repo_base.as_deref());
     release::settle(&mut rel, parts);
     out.releases.push(rel);

@@ -68,6 +68,7 @@ pub fn read(
             destination: None,
             values_parts: Vec::new(),
             chart_ref: None,
+            post_rendered: false,
         };
         render_local(b, ctx, &rel);
         b.releases.push(rel);
