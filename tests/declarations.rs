@@ -239,6 +239,42 @@ proptest! {
         prop_assert!(spans_inside(&doc, &out));
     }
 
+    /// A Flux `chartRef` and the source object it names holding anything:
+    /// the chart is read or unknown, never a crash.
+    #[test]
+    fn malformed_flux_chart_refs_never_crash(slot in 0usize..6, w in wrong()) {
+        let keys = ["url", "ref", "tag", "semver", "chart", "version"];
+        let key = keys[slot];
+        let d = tmp();
+        write(d.path(), "cluster.yaml", CLUSTER);
+        write(d.path(), "hr.yaml", &format!("apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata: {{name: k, namespace: flux-system}}\nspec:\n  url: oci://r.example.com/charts/keda\n  {key}: {w}\n  ref: {{tag: {w}, {key}: {w}}}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata: {{name: h, namespace: flux-system}}\nspec: {{chart: keda, {key}: {w}, sourceRef: {w}}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: a, namespace: flux-system}}\nspec:\n  targetNamespace: keda\n  chartRef: {{kind: OCIRepository, name: k, {key}: {w}}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: b, namespace: flux-system}}\nspec:\n  targetNamespace: keda\n  chartRef: {{kind: HelmChart, name: {w}}}\n  postRenderers: {w}\n"));
+        let out = common::lint(&[d.path().to_path_buf()]);
+        for diag in out.diagnostics() {
+            let Some(f) = out.sources.get(diag.span.file) else { continue };
+            let r = diag.span.start as usize..diag.span.end as usize;
+            prop_assert!(r.start <= r.end && r.end <= f.text.len(), "{}", f.path);
+        }
+    }
+
+    /// An umbrella chart whose dependencies and values hold anything: its
+    /// remote dependencies are releases or unknown, never a crash.
+    #[test]
+    fn malformed_umbrella_dependencies_never_crash(slot in 0usize..5, w in wrong()) {
+        let keys = ["name", "version", "condition", "alias", "tags"];
+        let key = keys[slot];
+        let d = tmp();
+        write(d.path(), "cluster.yaml", CLUSTER);
+        write(d.path(), "charts/p/Chart.yaml", &format!("apiVersion: v2\nname: p\nversion: 0.1.0\ndependencies:\n  - name: keda\n    version: 2.16.1\n    repository: https://kedacore.github.io/charts\n    {key}: {w}\n  - {w}\n"));
+        write(d.path(), "charts/p/values.yaml", &format!("keda: {w}\nglobal: {w}\n"));
+        write(d.path(), "app.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: p}\nspec:\n  source: {repoURL: https://git.example.com/r.git, path: charts/p}\n  destination: {namespace: keda}\n");
+        let out = common::lint(&[d.path().to_path_buf()]);
+        for diag in out.diagnostics() {
+            let Some(f) = out.sources.get(diag.span.file) else { continue };
+            let r = diag.span.start as usize..diag.span.end as usize;
+            prop_assert!(r.start <= r.end && r.end <= f.text.len(), "{}", f.path);
+        }
+    }
+
     /// A values file, ConfigMap or Secret holding anything: the values are
     /// read or unknown, never a crash, and every finding's span lies in
     /// its own file.
