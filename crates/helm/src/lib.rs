@@ -362,10 +362,12 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
             }
         }
     }
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by(|&a, &b| jobs[a].path.cmp(&jobs[b].path));
-    for i in order {
-        let job = &jobs[i];
+    // Templates run in Helm's order (the parse order above), and the templates
+    // of a chart share one top-level object, as in Helm: a template that sets
+    // `$.Values` (istio's zzz_profile.yaml, named to run first) changes what
+    // the later ones see. Output and errors still come in path order.
+    let mut done: Vec<(usize, Result<RenderedFile, RenderError>)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
         let Some((src, p)) = &parsed[i] else { continue };
         let base = job.path.rsplit('/').next().unwrap_or("");
         if base.starts_with('_') || job.library {
@@ -373,37 +375,37 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         }
         // NOTES.txt renders (its errors fail the release, as in Helm) but is no manifest.
         let notes = base == "NOTES.txt";
-        // The chart's templates folder, whatever subfolder the file is in.
-        let base_path = job.base_path.as_str();
         let mut tmpl = value::Map::new();
         tmpl.insert("Name".into(), Value::str(job.path.as_str()));
-        tmpl.insert("BasePath".into(), Value::str(base_path));
-        let mut top = value::Map::new();
-        top.insert("Values".into(), job.values.clone());
-        top.insert("Release".into(), release_obj.clone());
-        top.insert("Chart".into(), job.chart.clone());
-        top.insert("Capabilities".into(), capabilities.clone());
-        top.insert("Template".into(), Value::map(tmpl));
-        top.insert("Files".into(), job.files.clone());
-        top.insert("Subcharts".into(), job.subcharts.clone());
-        let dot = Value::map(top);
-        match engine.execute(*src, &p.root, &dot, &dot) {
+        // The chart's templates folder, whatever subfolder the file is in.
+        tmpl.insert("BasePath".into(), Value::str(job.base_path.as_str()));
+        if let Value::Map(m) = &job.dot {
+            m.borrow_mut().insert("Template".into(), Value::map(tmpl));
+        }
+        match engine.execute(*src, &p.root, &job.dot, &job.dot) {
             Ok(o) => {
                 if notes || o.text.trim().is_empty() {
                     continue;
                 }
-                out.manifests.push(finish(&engine, job.path.clone(), o));
+                done.push((i, Ok(finish(&engine, job.path.clone(), o))));
             }
             Err(e) => {
                 let fatal = matches!(
                     e.kind,
                     RenderErrorKind::Limit("max-steps" | "max-output-bytes")
                 );
-                out.errors.push(e);
+                done.push((i, Err(e)));
                 if fatal {
                     break;
                 }
             }
+        }
+    }
+    done.sort_by(|a, b| jobs[a.0].path.cmp(&jobs[b.0].path));
+    for (_, r) in done {
+        match r {
+            Ok(f) => out.manifests.push(f),
+            Err(e) => out.errors.push(e),
         }
     }
     out
@@ -453,13 +455,10 @@ fn missing_dependencies(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
 struct Job {
     path: String,
     data: Vec<u8>,
-    values: Value,
-    chart: Value,
-    files: Value,
+    /// The chart's top-level object (`$`), one map shared by its templates.
+    dot: Value,
     library: bool,
     base_path: String,
-    /// `.Subcharts`: each enabled subchart's top-level object, by name or alias.
-    subcharts: Value,
 }
 
 /// Adds the chart's templates (and its subcharts') to `jobs`, and returns the
@@ -501,27 +500,24 @@ fn collect(
         );
         subs.insert(sub.name.clone(), obj);
     }
-    let subcharts = Value::map(subs);
-    for t in &chart.templates {
-        jobs.push(Job {
-            path: format!("{prefix}/{}", t.path),
-            data: t.data.clone(),
-            values: values.clone(),
-            chart: chart_obj.clone(),
-            files: files.clone(),
-            library: chart.is_library,
-            base_path: format!("{prefix}/templates"),
-            subcharts: subcharts.clone(),
-        });
-    }
     let mut obj = value::Map::new();
     obj.insert("Chart".into(), chart_obj);
     obj.insert("Files".into(), files);
     obj.insert("Release".into(), shared.0.clone());
     obj.insert("Capabilities".into(), shared.1.clone());
     obj.insert("Values".into(), values.clone());
-    obj.insert("Subcharts".into(), subcharts);
-    Value::map(obj)
+    obj.insert("Subcharts".into(), Value::map(subs));
+    let dot = Value::map(obj);
+    for t in &chart.templates {
+        jobs.push(Job {
+            path: format!("{prefix}/{}", t.path),
+            data: t.data.clone(),
+            dot: dot.clone(),
+            library: chart.is_library,
+            base_path: format!("{prefix}/templates"),
+        });
+    }
+    dot
 }
 
 fn collect_crds(chart: &Chart, prefix: &str) -> Vec<ChartFile> {

@@ -285,6 +285,42 @@ fn subcharts_holds_each_subchart_object() {
 }
 
 #[test]
+fn templates_run_in_helm_order_and_share_the_top_object() {
+    // z.yaml runs first (reverse name order) and replaces `$.Values` for the
+    // other templates of its chart; the output stays in path order.
+    let c = chart(
+        "base: {mode: all, size: 2}\nmode: x\n",
+        &[
+            (
+                "a.yaml",
+                "a: {{ .Values.mode }} {{ .Values.size }} {{ .Template.Name }}",
+            ),
+            ("m.yaml", "m: {{ hasKey .Values \"base\" }}"),
+            (
+                "z.yaml",
+                "{{ $d := .Values.base }}{{ $_ := unset .Values \"base\" }}\
+                 {{ $_ := set $ \"Values\" (mustMergeOverwrite $d .Values) }}z: 1",
+            ),
+        ],
+    );
+    let r = render(&c, &known(), &Limits::default());
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let texts: Vec<(&str, &str)> = r
+        .manifests
+        .iter()
+        .map(|m| (m.path.as_str(), m.text.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("t/templates/a.yaml", "a: x 2 t/templates/a.yaml"),
+            ("t/templates/m.yaml", "m: false"),
+            ("t/templates/z.yaml", "z: 1"),
+        ]
+    );
+}
+
+#[test]
 fn set_values_follow_helm_order() {
     let release = Release {
         values: vec![
