@@ -751,15 +751,16 @@ fn lookup_path(vals: &value::Map, path: &str) -> Option<Value> {
 /// Helm's `ProcessDependencies`: subcharts renamed by alias, dropped by
 /// `condition` (first path that holds a bool) or `tags`.
 fn enabled_chart(chart: &Chart, user: &value::Map, limits: &Limits) -> Chart {
-    let mut vals = user.clone();
-    coalesce(chart, &mut vals, 0);
-    enabled_in(chart, &vals, &vals, limits, 0)
+    enabled_in(chart, user, "", limits, 0)
 }
 
+/// Helm's `processDependencyEnabled` for one chart. `vals` are the values it
+/// is given (the user's at the top, the parent's coalesced ones below) and
+/// `path` the chart's place in them (`sub.` for a subchart).
 fn enabled_in(
     chart: &Chart,
     vals: &value::Map,
-    top: &value::Map,
+    path: &str,
     limits: &Limits,
     depth: usize,
 ) -> Chart {
@@ -768,66 +769,107 @@ fn enabled_in(
         c.subcharts.clear();
         return c;
     }
-    let mut subs = Vec::new();
-    for sub in &chart.subcharts {
-        let deps: Vec<&Dependency> = chart
-            .dependencies
-            .iter()
-            .filter(|d| d.name == sub.name)
-            .collect();
-        if deps.is_empty() {
-            subs.push(sub.clone());
+    // Helm leaves a chart that declares no dependency as it is, subcharts and all.
+    if chart.dependencies.is_empty() {
+        return c;
+    }
+    // A subchart is matched to a dependency by name and by a version that
+    // meets the dependency's constraint: a matched one is taken once per
+    // dependency, under its alias; one that no dependency matches stays
+    // under its own name.
+    let matches = |d: &Dependency, s: &Chart| {
+        d.name == s.name && funcs::version_in_range(&d.version, &s.version())
+    };
+    let mut subs: Vec<Chart> = chart
+        .subcharts
+        .iter()
+        .filter(|s| !chart.dependencies.iter().any(|d| matches(d, s)))
+        .cloned()
+        .collect();
+    for d in &chart.dependencies {
+        let Some(sub) = chart.subcharts.iter().find(|s| matches(d, s)) else {
             continue;
+        };
+        let mut s = sub.clone();
+        if let Some(alias) = &d.alias {
+            s.name = alias.clone();
+            if let Value::Map(m) = &s.metadata {
+                let mut m = m.borrow().clone();
+                m.insert("name".into(), Value::str(alias.as_str()));
+                s.metadata = Value::map(m);
+            }
         }
-        for d in deps {
-            let mut enabled = true;
-            if !d.tags.is_empty() {
-                if let Some(Value::Map(tags)) = top.get("tags") {
-                    let tags = tags.borrow();
-                    let vals: Vec<bool> = d
-                        .tags
-                        .iter()
-                        .filter_map(|t| {
-                            if let Some(Value::Bool(b)) = tags.get(t) {
-                                Some(*b)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    if !vals.is_empty() {
-                        enabled = vals.iter().any(|b| *b);
-                    }
-                }
-            }
-            if let Some(cond) = &d.condition {
-                for path in cond.split(',') {
-                    if let Some(Value::Bool(b)) = lookup_path(vals, path.trim()) {
-                        enabled = b;
-                        break;
-                    }
-                }
-            }
-            if !enabled {
-                continue;
-            }
-            let mut s = sub.clone();
-            if let Some(alias) = &d.alias {
-                s.name = alias.clone();
-                if let Value::Map(m) = &s.metadata {
-                    let mut m = m.borrow().clone();
-                    m.insert("name".into(), Value::str(alias.as_str()));
-                    s.metadata = Value::map(m);
-                }
-            }
-            let sub_vals = match vals.get(&s.name) {
-                Some(Value::Map(m)) => m.borrow().clone(),
-                _ => value::Map::new(),
-            };
-            subs.push(enabled_in(&s, &sub_vals, top, limits, depth + 1));
-        }
+        subs.push(s);
     }
     c.subcharts = subs;
+    let mut cvals = vals.clone();
+    coalesce(&c, &mut cvals, 0);
+    // A dependency is off when its tags are all false or its condition says
+    // so; what it names (its alias, if any) is then dropped.
+    let mut off = Vec::new();
+    for d in &chart.dependencies {
+        let mut enabled = true;
+        if let (false, Some(Value::Map(tags))) = (d.tags.is_empty(), cvals.get("tags")) {
+            let tags = tags.borrow();
+            let set: Vec<bool> = d
+                .tags
+                .iter()
+                .filter_map(|t| match tags.get(t) {
+                    Some(Value::Bool(b)) => Some(*b),
+                    _ => None,
+                })
+                .collect();
+            if !set.is_empty() {
+                enabled = set.iter().any(|b| *b);
+            }
+        }
+        if let Some(cond) = &d.condition {
+            for p in cond.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                if let Some(Value::Bool(b)) = lookup_path(&cvals, &format!("{path}{p}")) {
+                    enabled = b;
+                    break;
+                }
+            }
+        }
+        if !enabled {
+            off.push(d.alias.clone().unwrap_or_else(|| d.name.clone()));
+        }
+    }
+    // `.Chart.Dependencies` then lists the enabled ones, under their aliases.
+    if let Value::Map(m) = &c.metadata {
+        let mut meta = m.borrow().clone();
+        if let Some(Value::List(deps)) = meta.get("dependencies") {
+            let kept: Vec<Value> = deps
+                .iter()
+                .filter_map(|d| {
+                    let Value::Map(dm) = d else {
+                        return Some(d.clone());
+                    };
+                    let mut dm = dm.borrow().clone();
+                    if let Some(alias) = dm
+                        .get("alias")
+                        .filter(|a| a.as_str().is_some_and(|a| !a.is_empty()))
+                    {
+                        dm.insert("name".into(), alias.clone());
+                    }
+                    let name = dm.get("name").and_then(|n| n.as_str().map(str::to_string));
+                    if name.is_some_and(|n| off.contains(&n)) {
+                        return None;
+                    }
+                    dm.insert("enabled".into(), Value::Bool(true));
+                    Some(Value::map(dm))
+                })
+                .collect();
+            meta.insert("dependencies".into(), Value::list(kept));
+        }
+        c.metadata = Value::map(meta);
+    }
+    c.subcharts = c
+        .subcharts
+        .iter()
+        .filter(|s| !off.contains(&s.name))
+        .map(|s| enabled_in(s, &cvals, &format!("{path}{}.", s.name), limits, depth + 1))
+        .collect();
     c
 }
 
