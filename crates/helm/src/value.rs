@@ -1379,6 +1379,8 @@ mod tests {
             ("012", "\"012\""),
             ("1_000", "\"1_000\""),
             (".5", "\".5\""),
+            // A no-break space is printable: written as it is.
+            ("\tx\u{a0}y", "\"\\tx\u{a0}y\""),
             // Timestamps go-yaml v2 reads as strings and quotes when writing.
             ("2024-04-01", "\"2024-04-01\""),
             ("2024-4-1", "\"2024-4-1\""),
