@@ -698,8 +698,8 @@ fn coalesce_table(dest: &mut value::Map, src: &value::Map, depth: usize) {
             }
         }
     }
-    // A null the user gave for a key without a default is dropped too.
-    dest.retain(|k, v| !(matches!(v, Value::Nil) && src.contains_key(k)));
+    // A null default stays a key (`hasKey` finds it), as in Helm; a null
+    // given over a default removed the key above.
 }
 
 fn coalesce_globals(dest: &mut value::Map, parent: &value::Map) {

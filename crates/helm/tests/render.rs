@@ -412,6 +412,37 @@ fn a_subchart_outside_the_version_constraint_is_not_aliased() {
 }
 
 #[test]
+fn a_null_default_stays_a_key() {
+    // cilium tests `hasKey .Values "policyCIDRMatchMode"`, whose default is
+    // null: Helm keeps the key; a null given over a default removes it.
+    let release = Release {
+        values: vec![ValuesLayer::Yaml {
+            file: "u.yaml".into(),
+            text: "b: null\nm: {q: null}\n".into(),
+        }],
+        ..known()
+    };
+    let r = one(
+        "a: null\nb: 1\nm: {x: null}\n",
+        "{{ hasKey .Values \"a\" }} {{ hasKey .Values \"b\" }} {{ hasKey .Values.m \"x\" }} {{ hasKey .Values.m \"q\" }}",
+        &release,
+    );
+    assert_eq!(text(&r), "true false true true");
+}
+
+#[test]
+fn values_as_map_is_the_values() {
+    // Helm's `.Values` is a chartutil.Values, whose AsMap method comes
+    // before a key of that name; a plain map has no such method.
+    let r = one(
+        "a: {b: 1}\nAsMap: 5\n",
+        "{{ dig \"a\" \"b\" 0 .Values.AsMap }} {{ len $.Values.AsMap }} {{ .Values.a.AsMap }}",
+        &known(),
+    );
+    assert_eq!(text(&r), "1 2 ");
+}
+
+#[test]
 fn set_values_follow_helm_order() {
     let release = Release {
         values: vec![
