@@ -161,8 +161,25 @@ impl Chart {
         let Value::Map(meta) = &metadata else {
             return Err(cerr("Chart.yaml", "Chart.yaml is not a mapping"));
         };
+        // A chart of apiVersion v1 lists its dependencies in requirements.yaml,
+        // which Helm's loader reads over Chart.yaml's fields (any apiVersion).
+        if let Some(req) = files.iter().find(|f| f.path == "requirements.yaml") {
+            let text = String::from_utf8_lossy(&req.data);
+            let doc = parse_yaml(&text, limits.max_values_depth, limits.max_values_nodes)
+                .map_err(|e| yaml_err("requirements.yaml", e))?
+                .0
+                .into_iter()
+                .next();
+            if let Some(Value::Map(r)) = doc {
+                if let Some(d) = r.borrow().get("dependencies") {
+                    meta.borrow_mut().insert("dependencies".into(), d.clone());
+                }
+            }
+        }
         let meta = meta.borrow().clone();
         let get_str = |k: &str| meta.get(k).and_then(|v| v.as_str().map(str::to_string));
+        // Helm takes a Chart.yaml without apiVersion for a v1 chart.
+        let v1 = matches!(get_str("apiVersion").as_deref(), None | Some("v1"));
         let Some(name) = get_str("name") else {
             return Err(cerr("Chart.yaml", "chart.metadata.name is required"));
         };
@@ -234,7 +251,8 @@ impl Chart {
                     schema = parse_yaml(&text, limits.max_values_depth, limits.max_values_nodes)
                         .ok()
                         .and_then(|(d, _)| d.into_iter().next());
-                } else if f.path != "requirements.yaml" && f.path != "requirements.lock" {
+                } else if v1 || (f.path != "requirements.yaml" && f.path != "requirements.lock") {
+                    // A v1 chart keeps its requirements files among `.Files`.
                     other.insert(f.path, f.data);
                 }
             }
@@ -282,6 +300,18 @@ impl Chart {
             subcharts,
             schema,
         })
+    }
+
+    /// The chart's `version` from Chart.yaml, empty when it has none.
+    pub fn version(&self) -> String {
+        match &self.metadata {
+            Value::Map(m) => match m.borrow().get("version") {
+                Some(Value::Float(f)) => crate::value::go_float_g(*f),
+                Some(v) => v.as_str().map(str::to_string).unwrap_or_default(),
+                None => String::new(),
+            },
+            _ => String::new(),
+        }
     }
 
     /// `.Chart` as templates see it: Helm's `chart.Metadata` field names.

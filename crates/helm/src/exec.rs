@@ -548,8 +548,30 @@ impl<'l> Engine<'l> {
         fin: Option<Value>,
     ) -> Res<Value> {
         let mut v = base;
+        // Whether `v` is a chart's `.Values`, Helm's `chartutil.Values`, whose
+        // methods come before its keys (cilium reads `.Values.AsMap`).
+        let mut chart_values = false;
         for (i, f) in fields.iter().enumerate() {
             let last = i + 1 == fields.len();
+            if std::mem::take(&mut chart_values) && f == "AsMap" && matches!(v, Value::Map(_)) {
+                if last && (!args.is_empty() || fin.is_some()) {
+                    return Err(self.error(
+                        st,
+                        span,
+                        RenderErrorKind::Template,
+                        "wrong number of args for AsMap: want 0",
+                    ));
+                }
+                continue;
+            }
+            if f == "Values" {
+                if let Value::Map(m) = &v {
+                    let m = m.borrow();
+                    chart_values = ["Chart", "Release", "Capabilities"]
+                        .iter()
+                        .all(|k| m.contains_key(*k));
+                }
+            }
             if let Value::Object(o) = &v {
                 if let Some(r) = self.method(
                     st,

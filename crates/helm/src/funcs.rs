@@ -2067,6 +2067,18 @@ fn constraint_parse(c: &str) -> Option<Constraint> {
     Some(Constraint { groups })
 }
 
+/// Helm's `IsCompatibleRange`: whether a chart version meets a dependency's
+/// version constraint. No constraint, or one that does not parse, is false.
+pub(crate) fn version_in_range(constraint: &str, version: &str) -> bool {
+    if constraint.trim().is_empty() {
+        return false;
+    }
+    match (semver_parse(version), constraint_parse(constraint)) {
+        (Some(v), Some(c)) => c.matches(&v),
+        _ => false,
+    }
+}
+
 /// A version with wildcards; the count says how many parts were given
 /// before a wildcard or the end (3 when complete).
 fn parse_wild(s: &str) -> Option<(Version, usize)> {

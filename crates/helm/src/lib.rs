@@ -362,10 +362,12 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
             }
         }
     }
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by(|&a, &b| jobs[a].path.cmp(&jobs[b].path));
-    for i in order {
-        let job = &jobs[i];
+    // Templates run in Helm's order (the parse order above), and the templates
+    // of a chart share one top-level object, as in Helm: a template that sets
+    // `$.Values` (istio's zzz_profile.yaml, named to run first) changes what
+    // the later ones see. Output and errors still come in path order.
+    let mut done: Vec<(usize, Result<RenderedFile, RenderError>)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
         let Some((src, p)) = &parsed[i] else { continue };
         let base = job.path.rsplit('/').next().unwrap_or("");
         if base.starts_with('_') || job.library {
@@ -373,37 +375,37 @@ pub fn render(chart: &Chart, release: &Release, limits: &Limits) -> Rendered {
         }
         // NOTES.txt renders (its errors fail the release, as in Helm) but is no manifest.
         let notes = base == "NOTES.txt";
-        // The chart's templates folder, whatever subfolder the file is in.
-        let base_path = job.base_path.as_str();
         let mut tmpl = value::Map::new();
         tmpl.insert("Name".into(), Value::str(job.path.as_str()));
-        tmpl.insert("BasePath".into(), Value::str(base_path));
-        let mut top = value::Map::new();
-        top.insert("Values".into(), job.values.clone());
-        top.insert("Release".into(), release_obj.clone());
-        top.insert("Chart".into(), job.chart.clone());
-        top.insert("Capabilities".into(), capabilities.clone());
-        top.insert("Template".into(), Value::map(tmpl));
-        top.insert("Files".into(), job.files.clone());
-        top.insert("Subcharts".into(), job.subcharts.clone());
-        let dot = Value::map(top);
-        match engine.execute(*src, &p.root, &dot, &dot) {
+        // The chart's templates folder, whatever subfolder the file is in.
+        tmpl.insert("BasePath".into(), Value::str(job.base_path.as_str()));
+        if let Value::Map(m) = &job.dot {
+            m.borrow_mut().insert("Template".into(), Value::map(tmpl));
+        }
+        match engine.execute(*src, &p.root, &job.dot, &job.dot) {
             Ok(o) => {
                 if notes || o.text.trim().is_empty() {
                     continue;
                 }
-                out.manifests.push(finish(&engine, job.path.clone(), o));
+                done.push((i, Ok(finish(&engine, job.path.clone(), o))));
             }
             Err(e) => {
                 let fatal = matches!(
                     e.kind,
                     RenderErrorKind::Limit("max-steps" | "max-output-bytes")
                 );
-                out.errors.push(e);
+                done.push((i, Err(e)));
                 if fatal {
                     break;
                 }
             }
+        }
+    }
+    done.sort_by(|a, b| jobs[a.0].path.cmp(&jobs[b.0].path));
+    for (_, r) in done {
+        match r {
+            Ok(f) => out.manifests.push(f),
+            Err(e) => out.errors.push(e),
         }
     }
     out
@@ -453,13 +455,10 @@ fn missing_dependencies(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
 struct Job {
     path: String,
     data: Vec<u8>,
-    values: Value,
-    chart: Value,
-    files: Value,
+    /// The chart's top-level object (`$`), one map shared by its templates.
+    dot: Value,
     library: bool,
     base_path: String,
-    /// `.Subcharts`: each enabled subchart's top-level object, by name or alias.
-    subcharts: Value,
 }
 
 /// Adds the chart's templates (and its subcharts') to `jobs`, and returns the
@@ -501,27 +500,24 @@ fn collect(
         );
         subs.insert(sub.name.clone(), obj);
     }
-    let subcharts = Value::map(subs);
-    for t in &chart.templates {
-        jobs.push(Job {
-            path: format!("{prefix}/{}", t.path),
-            data: t.data.clone(),
-            values: values.clone(),
-            chart: chart_obj.clone(),
-            files: files.clone(),
-            library: chart.is_library,
-            base_path: format!("{prefix}/templates"),
-            subcharts: subcharts.clone(),
-        });
-    }
     let mut obj = value::Map::new();
     obj.insert("Chart".into(), chart_obj);
     obj.insert("Files".into(), files);
     obj.insert("Release".into(), shared.0.clone());
     obj.insert("Capabilities".into(), shared.1.clone());
     obj.insert("Values".into(), values.clone());
-    obj.insert("Subcharts".into(), subcharts);
-    Value::map(obj)
+    obj.insert("Subcharts".into(), Value::map(subs));
+    let dot = Value::map(obj);
+    for t in &chart.templates {
+        jobs.push(Job {
+            path: format!("{prefix}/{}", t.path),
+            data: t.data.clone(),
+            dot: dot.clone(),
+            library: chart.is_library,
+            base_path: format!("{prefix}/templates"),
+        });
+    }
+    dot
 }
 
 fn collect_crds(chart: &Chart, prefix: &str) -> Vec<ChartFile> {
@@ -702,8 +698,8 @@ fn coalesce_table(dest: &mut value::Map, src: &value::Map, depth: usize) {
             }
         }
     }
-    // A null the user gave for a key without a default is dropped too.
-    dest.retain(|k, v| !(matches!(v, Value::Nil) && src.contains_key(k)));
+    // A null default stays a key (`hasKey` finds it), as in Helm; a null
+    // given over a default removed the key above.
 }
 
 fn coalesce_globals(dest: &mut value::Map, parent: &value::Map) {
@@ -755,15 +751,16 @@ fn lookup_path(vals: &value::Map, path: &str) -> Option<Value> {
 /// Helm's `ProcessDependencies`: subcharts renamed by alias, dropped by
 /// `condition` (first path that holds a bool) or `tags`.
 fn enabled_chart(chart: &Chart, user: &value::Map, limits: &Limits) -> Chart {
-    let mut vals = user.clone();
-    coalesce(chart, &mut vals, 0);
-    enabled_in(chart, &vals, &vals, limits, 0)
+    enabled_in(chart, user, "", limits, 0)
 }
 
+/// Helm's `processDependencyEnabled` for one chart. `vals` are the values it
+/// is given (the user's at the top, the parent's coalesced ones below) and
+/// `path` the chart's place in them (`sub.` for a subchart).
 fn enabled_in(
     chart: &Chart,
     vals: &value::Map,
-    top: &value::Map,
+    path: &str,
     limits: &Limits,
     depth: usize,
 ) -> Chart {
@@ -772,66 +769,107 @@ fn enabled_in(
         c.subcharts.clear();
         return c;
     }
-    let mut subs = Vec::new();
-    for sub in &chart.subcharts {
-        let deps: Vec<&Dependency> = chart
-            .dependencies
-            .iter()
-            .filter(|d| d.name == sub.name)
-            .collect();
-        if deps.is_empty() {
-            subs.push(sub.clone());
+    // Helm leaves a chart that declares no dependency as it is, subcharts and all.
+    if chart.dependencies.is_empty() {
+        return c;
+    }
+    // A subchart is matched to a dependency by name and by a version that
+    // meets the dependency's constraint: a matched one is taken once per
+    // dependency, under its alias; one that no dependency matches stays
+    // under its own name.
+    let matches = |d: &Dependency, s: &Chart| {
+        d.name == s.name && funcs::version_in_range(&d.version, &s.version())
+    };
+    let mut subs: Vec<Chart> = chart
+        .subcharts
+        .iter()
+        .filter(|s| !chart.dependencies.iter().any(|d| matches(d, s)))
+        .cloned()
+        .collect();
+    for d in &chart.dependencies {
+        let Some(sub) = chart.subcharts.iter().find(|s| matches(d, s)) else {
             continue;
+        };
+        let mut s = sub.clone();
+        if let Some(alias) = &d.alias {
+            s.name = alias.clone();
+            if let Value::Map(m) = &s.metadata {
+                let mut m = m.borrow().clone();
+                m.insert("name".into(), Value::str(alias.as_str()));
+                s.metadata = Value::map(m);
+            }
         }
-        for d in deps {
-            let mut enabled = true;
-            if !d.tags.is_empty() {
-                if let Some(Value::Map(tags)) = top.get("tags") {
-                    let tags = tags.borrow();
-                    let vals: Vec<bool> = d
-                        .tags
-                        .iter()
-                        .filter_map(|t| {
-                            if let Some(Value::Bool(b)) = tags.get(t) {
-                                Some(*b)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    if !vals.is_empty() {
-                        enabled = vals.iter().any(|b| *b);
-                    }
-                }
-            }
-            if let Some(cond) = &d.condition {
-                for path in cond.split(',') {
-                    if let Some(Value::Bool(b)) = lookup_path(vals, path.trim()) {
-                        enabled = b;
-                        break;
-                    }
-                }
-            }
-            if !enabled {
-                continue;
-            }
-            let mut s = sub.clone();
-            if let Some(alias) = &d.alias {
-                s.name = alias.clone();
-                if let Value::Map(m) = &s.metadata {
-                    let mut m = m.borrow().clone();
-                    m.insert("name".into(), Value::str(alias.as_str()));
-                    s.metadata = Value::map(m);
-                }
-            }
-            let sub_vals = match vals.get(&s.name) {
-                Some(Value::Map(m)) => m.borrow().clone(),
-                _ => value::Map::new(),
-            };
-            subs.push(enabled_in(&s, &sub_vals, top, limits, depth + 1));
-        }
+        subs.push(s);
     }
     c.subcharts = subs;
+    let mut cvals = vals.clone();
+    coalesce(&c, &mut cvals, 0);
+    // A dependency is off when its tags are all false or its condition says
+    // so; what it names (its alias, if any) is then dropped.
+    let mut off = Vec::new();
+    for d in &chart.dependencies {
+        let mut enabled = true;
+        if let (false, Some(Value::Map(tags))) = (d.tags.is_empty(), cvals.get("tags")) {
+            let tags = tags.borrow();
+            let set: Vec<bool> = d
+                .tags
+                .iter()
+                .filter_map(|t| match tags.get(t) {
+                    Some(Value::Bool(b)) => Some(*b),
+                    _ => None,
+                })
+                .collect();
+            if !set.is_empty() {
+                enabled = set.iter().any(|b| *b);
+            }
+        }
+        if let Some(cond) = &d.condition {
+            for p in cond.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                if let Some(Value::Bool(b)) = lookup_path(&cvals, &format!("{path}{p}")) {
+                    enabled = b;
+                    break;
+                }
+            }
+        }
+        if !enabled {
+            off.push(d.alias.clone().unwrap_or_else(|| d.name.clone()));
+        }
+    }
+    // `.Chart.Dependencies` then lists the enabled ones, under their aliases.
+    if let Value::Map(m) = &c.metadata {
+        let mut meta = m.borrow().clone();
+        if let Some(Value::List(deps)) = meta.get("dependencies") {
+            let kept: Vec<Value> = deps
+                .iter()
+                .filter_map(|d| {
+                    let Value::Map(dm) = d else {
+                        return Some(d.clone());
+                    };
+                    let mut dm = dm.borrow().clone();
+                    if let Some(alias) = dm
+                        .get("alias")
+                        .filter(|a| a.as_str().is_some_and(|a| !a.is_empty()))
+                    {
+                        dm.insert("name".into(), alias.clone());
+                    }
+                    let name = dm.get("name").and_then(|n| n.as_str().map(str::to_string));
+                    if name.is_some_and(|n| off.contains(&n)) {
+                        return None;
+                    }
+                    dm.insert("enabled".into(), Value::Bool(true));
+                    Some(Value::map(dm))
+                })
+                .collect();
+            meta.insert("dependencies".into(), Value::list(kept));
+        }
+        c.metadata = Value::map(meta);
+    }
+    c.subcharts = c
+        .subcharts
+        .iter()
+        .filter(|s| !off.contains(&s.name))
+        .map(|s| enabled_in(s, &cvals, &format!("{path}{}.", s.name), limits, depth + 1))
+        .collect();
     c
 }
 

@@ -749,7 +749,14 @@ fn pipeline(toks: &[Token], span: Span, in_range: bool) -> Result<Pipe, ParseErr
         rest = &rest[n..];
     }
     let mut cmds = Vec::new();
-    for part in split_top(rest, |t| matches!(t, Tok::Pipe)) {
+    let parts = split_top(rest, |t| matches!(t, Tok::Pipe));
+    let n = parts.len();
+    for (i, part) in parts.into_iter().enumerate() {
+        // Go's parser takes a pipe right before the closing delimiter
+        // (`{{ x | nindent 4 | }}`) as the end of the pipeline.
+        if part.is_empty() && i + 1 == n && !cmds.is_empty() {
+            break;
+        }
         if part.is_empty() {
             return err("missing command in pipeline", span);
         }
@@ -919,6 +926,21 @@ mod tests {
         assert_eq!(p.root.len(), 2);
         let Node::Range(r) = &p.root[1] else { panic!() };
         assert_eq!(r.pipe.vars, vec!["$i", "$e"]);
+    }
+
+    #[test]
+    fn a_pipe_before_the_delimiter_ends_the_pipeline() {
+        // Go's parser accepts these (datadog-operator writes `| nindent 4 | }}`).
+        for ok in [
+            r#"{{ "a" | upper | }}"#,
+            r#"{{ ("a" | upper |) }}"#,
+            r#"{{ $x := "a" | upper | }}"#,
+        ] {
+            assert!(parse(ok).is_ok(), "{ok}");
+        }
+        for bad in [r#"{{ "a" | | upper }}"#, "{{ | }}", "{{ ( | ) }}"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

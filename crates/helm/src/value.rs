@@ -451,7 +451,7 @@ pub fn to_yaml(v: &Value) -> Result<String, String> {
         Y::Seq(l) if l.is_empty() => out.push_str("[]\n"),
         Y::Map(_) | Y::Seq(_) => emit_block(&mut out, &norm, 0, false),
         scalar => {
-            emit_scalar(&mut out, scalar, 0);
+            emit_scalar(&mut out, scalar, 0, true);
             out.push('\n');
         }
     }
@@ -580,7 +580,7 @@ fn emit_block(out: &mut String, y: &Y, ind: usize, inline: bool) {
                     indent(out, ind);
                 }
                 first = false;
-                emit_scalar(out, &Y::Str(k.clone()), ind);
+                emit_scalar(out, &Y::Str(k.clone()), ind, false);
                 out.push(':');
                 emit_value_after(out, v, ind, true);
             }
@@ -619,18 +619,18 @@ fn emit_value_after(out: &mut String, v: &Y, ind: usize, in_map: bool) {
         }
         scalar => {
             out.push(' ');
-            emit_scalar(out, scalar, ind);
+            emit_scalar(out, scalar, ind, true);
             out.push('\n');
         }
     }
 }
 
-fn emit_scalar(out: &mut String, y: &Y, ind: usize) {
+fn emit_scalar(out: &mut String, y: &Y, ind: usize, fold: bool) {
     match y {
         Y::Null => out.push_str("null"),
         Y::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Y::Int(s) | Y::Float(s) => out.push_str(s),
-        Y::Str(s) => emit_string(out, s, ind),
+        Y::Str(s) => emit_string(out, s, ind, fold),
         _ => {}
     }
 }
@@ -638,7 +638,95 @@ fn emit_scalar(out: &mut String, y: &Y, ind: usize) {
 /// Whether go-yaml v2 would read this plain text as something other than a
 /// string (YAML 1.1: yes/no/on/off, numbers, null, ...).
 pub fn resolves_non_string(s: &str) -> bool {
-    !matches!(scalar_from_plain(s), Value::Str(_)) || is_base60_float(s)
+    !matches!(scalar_from_plain(s), Value::Str(_)) || is_base60_float(s) || is_timestamp(s)
+}
+
+/// go-yaml v2's `parseTimestamp`: `time.Parse` with its four layouts
+/// (`2006-1-2T15:4:5.999999999Z07:00`, the same with `t`, `2006-1-2
+/// 15:4:5.999999999`, `2006-1-2`). It reads such text into a string but
+/// quotes it when writing, as it does the sexagesimal floats.
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    // One or two digits (Go's `getnum` without a fixed width), within `max`.
+    fn num(b: &[u8], i: &mut usize, max: u32) -> Option<u32> {
+        let d = |j: usize| {
+            b.get(j)
+                .filter(|c| c.is_ascii_digit())
+                .map(|c| u32::from(c - b'0'))
+        };
+        let mut n = d(*i)?;
+        *i += 1;
+        if let Some(x) = d(*i) {
+            n = n * 10 + x;
+            *i += 1;
+        }
+        (n <= max).then_some(n)
+    }
+    if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let year: u32 = s[..4].parse().unwrap_or(0);
+    let mut i = 5;
+    let Some(month) = num(b, &mut i, 12) else {
+        return false;
+    };
+    if month == 0 || b.get(i) != Some(&b'-') {
+        return false;
+    }
+    i += 1;
+    let Some(day) = num(b, &mut i, 31) else {
+        return false;
+    };
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if day == 0 || day > days {
+        return false;
+    }
+    let zone = match b.get(i) {
+        None => return true,
+        Some(b'T' | b't') => true,
+        Some(b' ') => false,
+        Some(_) => return false,
+    };
+    i += 1;
+    let Some(_) = num(b, &mut i, 23) else {
+        return false;
+    };
+    for max in [59, 59] {
+        if b.get(i) != Some(&b':') {
+            return false;
+        }
+        i += 1;
+        if num(b, &mut i, max).is_none() {
+            return false;
+        }
+    }
+    // An optional fraction, `.` or `,` and any number of digits.
+    if matches!(b.get(i), Some(b'.' | b',')) && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    if !zone {
+        return i == b.len();
+    }
+    match &b[i..] {
+        [b'Z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            let two = |a: u8, c: u8| {
+                (a.is_ascii_digit() && c.is_ascii_digit())
+                    .then(|| u32::from(a - b'0') * 10 + u32::from(c - b'0'))
+            };
+            matches!((two(*h1, *h2), two(*m1, *m2)), (Some(h), Some(m)) if h <= 24 && m <= 60)
+        }
+        _ => false,
+    }
 }
 
 fn is_base60_float(s: &str) -> bool {
@@ -812,26 +900,98 @@ fn analyze(s: &str) -> Analysis {
     a
 }
 
-fn emit_string(out: &mut String, s: &str, ind: usize) {
+/// go-yaml v2 folds a long scalar at a space once its line has passed 80
+/// columns (libyaml's `best_width`), going on at the value's indent plus 2.
+/// Keys (`fold` false) and block scalars are never folded.
+struct Line<'a> {
+    out: &'a mut String,
+    col: usize,
+    fold: Option<usize>,
+}
+
+impl Line<'_> {
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.col += 1;
+    }
+
+    fn put_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.put(c);
+        }
+    }
+
+    /// Whether a space here may become a line break.
+    fn may_fold(&self) -> bool {
+        self.fold.is_some() && self.col > 80
+    }
+
+    fn break_line(&mut self) {
+        let ind = self.fold.unwrap_or(0);
+        self.out.push('\n');
+        indent(self.out, ind);
+        self.col = ind;
+    }
+}
+
+fn emit_string(out: &mut String, s: &str, ind: usize, fold: bool) {
+    let col = out.rsplit('\n').next().map_or(0, |l| l.chars().count());
+    let mut line = Line {
+        out,
+        col,
+        fold: fold.then_some(ind + 2),
+    };
     let a = analyze(s);
     if s.contains('\n') && !resolves_non_string(s) {
         if a.block {
-            emit_literal(out, s, ind);
+            emit_literal(line.out, s, ind);
             return;
         }
-        emit_double(out, s);
+        emit_double(&mut line, s);
         return;
     }
     if resolves_non_string(s) || s.is_empty() {
-        emit_double(out, s);
+        emit_double(&mut line, s);
     } else if a.block_plain && !a.multiline {
-        out.push_str(s);
+        let chars: Vec<char> = s.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                if !spaces && line.may_fold() && chars.get(i + 1) != Some(&' ') {
+                    line.break_line();
+                } else {
+                    line.put(' ');
+                }
+                spaces = true;
+            } else {
+                line.put(c);
+                spaces = false;
+            }
+        }
     } else if a.single && !a.multiline {
-        out.push('\'');
-        out.push_str(&s.replace('\'', "''"));
-        out.push('\'');
+        let chars: Vec<char> = s.chars().collect();
+        let mut spaces = false;
+        line.put('\'');
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                if !spaces && line.may_fold() && i > 0 && i + 1 < chars.len() && chars[i + 1] != ' '
+                {
+                    line.break_line();
+                } else {
+                    line.put(' ');
+                }
+                spaces = true;
+            } else {
+                if c == '\'' {
+                    line.put('\'');
+                }
+                line.put(c);
+                spaces = false;
+            }
+        }
+        line.put('\'');
     } else {
-        emit_double(out, s);
+        emit_double(&mut line, s);
     }
 }
 
@@ -858,38 +1018,51 @@ fn emit_literal(out: &mut String, s: &str, ind: usize) {
     }
 }
 
-fn emit_double(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{b}' => out.push_str("\\v"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{85}' => out.push_str("\\N"),
-            '\u{a0}' => out.push_str("\\_"),
-            '\u{2028}' => out.push_str("\\L"),
-            '\u{2029}' => out.push_str("\\P"),
-            c if is_printable(c) => out.push(c),
-            c if (c as u32) <= 0xFF => {
-                let _ = write!(out, "\\x{:02X}", c as u32);
+fn emit_double(line: &mut Line, s: &str) {
+    let chars: Vec<char> = s.chars().collect();
+    let mut spaces = false;
+    line.put('"');
+    for (i, &c) in chars.iter().enumerate() {
+        let escape = match c {
+            '"' => "\\\"".to_string(),
+            '\\' => "\\\\".to_string(),
+            '\n' => "\\n".to_string(),
+            '\t' => "\\t".to_string(),
+            '\r' => "\\r".to_string(),
+            '\0' => "\\0".to_string(),
+            '\u{7}' => "\\a".to_string(),
+            '\u{8}' => "\\b".to_string(),
+            '\u{b}' => "\\v".to_string(),
+            '\u{c}' => "\\f".to_string(),
+            '\u{1b}' => "\\e".to_string(),
+            '\u{85}' => "\\N".to_string(),
+            '\u{2028}' => "\\L".to_string(),
+            '\u{2029}' => "\\P".to_string(),
+            c if is_printable(c) => String::new(),
+            c if (c as u32) <= 0xFF => format!("\\x{:02X}", c as u32),
+            c if (c as u32) <= 0xFFFF => format!("\\u{:04X}", c as u32),
+            c => format!("\\U{:08X}", c as u32),
+        };
+        if !escape.is_empty() {
+            line.put_str(&escape);
+            spaces = false;
+        } else if c == ' ' {
+            if !spaces && line.may_fold() && i > 0 && i + 1 < chars.len() {
+                line.break_line();
+                // A space that starts the next line is escaped, or folding would eat it.
+                if chars[i + 1] == ' ' {
+                    line.put('\\');
+                }
+            } else {
+                line.put(' ');
             }
-            c if (c as u32) <= 0xFFFF => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08X}", c as u32);
-            }
+            spaces = true;
+        } else {
+            line.put(c);
+            spaces = false;
         }
     }
-    out.push('"');
+    line.put('"');
 }
 
 // ---------------------------------------------------------------- YAML input
@@ -1206,12 +1379,73 @@ mod tests {
             ("012", "\"012\""),
             ("1_000", "\"1_000\""),
             (".5", "\".5\""),
+            // A no-break space is printable: written as it is.
+            ("\tx\u{a0}y", "\"\\tx\u{a0}y\""),
+            // Timestamps go-yaml v2 reads as strings and quotes when writing.
+            ("2024-04-01", "\"2024-04-01\""),
+            ("2024-4-1", "\"2024-4-1\""),
+            ("2024-02-29", "\"2024-02-29\""),
+            ("2023-02-29", "2023-02-29"),
+            ("2024-13-01", "2024-13-01"),
+            ("2024-04-01T10:20:30Z", "\"2024-04-01T10:20:30Z\""),
+            ("2024-04-01t1:2:3.5+02:00", "\"2024-04-01t1:2:3.5+02:00\""),
+            ("2024-04-01 10:20:30.123", "\"2024-04-01 10:20:30.123\""),
+            ("2024-04-01T10:20:30", "2024-04-01T10:20:30"),
+            ("2024-04-01 10:20:30Z", "2024-04-01 10:20:30Z"),
+            ("2024-04-01x", "2024-04-01x"),
+            ("12024-04-01", "12024-04-01"),
+            ("2024-04-31", "2024-04-31"),
+            ("2024-04-01T24:00:00Z", "2024-04-01T24:00:00Z"),
+            ("2024-04-01T10:20:30+25:00", "2024-04-01T10:20:30+25:00"),
+            ("2024-04-01T10:20:30,5Z", "\"2024-04-01T10:20:30,5Z\""),
         ];
         for (s, want) in cases {
             let mut out = String::new();
-            emit_string(&mut out, s, 0);
+            emit_string(&mut out, s, 0, true);
             assert_eq!(out, want, "{s:?}");
         }
+    }
+
+    #[test]
+    fn long_scalars_fold_like_go_yaml() {
+        // As helm's toYaml prints it: a space past column 80 becomes a line
+        // break at the value's indent plus 2 (not the first of two spaces in
+        // a plain scalar); keys never fold.
+        let words = |n: usize| vec!["abcdefghi"; n].join(" ");
+        let mut m = Map::new();
+        m.insert("plain".into(), Value::str(words(10)));
+        m.insert(
+            "quoted".into(),
+            Value::str(format!("{}\t{}", words(8), words(3))),
+        );
+        m.insert("single".into(), Value::str(format!("'{}", words(10))));
+        m.insert(
+            "two".into(),
+            Value::str(format!("{}  {}", words(8), words(2))),
+        );
+        m.insert(
+            "dq".into(),
+            Value::str(format!("\t{}  {}", words(8), words(2))),
+        );
+        m.insert(words(10), Value::Int(1));
+        m.insert("list".into(), Value::list(vec![Value::str(words(10))]));
+        let got = to_yaml(&Value::map(m)).unwrap();
+        let want = r#"abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi: 1
+dq: "\tabcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi
+  \ abcdefghi abcdefghi"
+list:
+- abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi
+  abcdefghi abcdefghi
+plain: abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi
+  abcdefghi abcdefghi
+quoted: "abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi\tabcdefghi
+  abcdefghi abcdefghi"
+single: '''abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi
+  abcdefghi abcdefghi'
+two: abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi abcdefghi  abcdefghi
+  abcdefghi
+"#;
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -285,6 +285,164 @@ fn subcharts_holds_each_subchart_object() {
 }
 
 #[test]
+fn templates_run_in_helm_order_and_share_the_top_object() {
+    // z.yaml runs first (reverse name order) and replaces `$.Values` for the
+    // other templates of its chart; the output stays in path order.
+    let c = chart(
+        "base: {mode: all, size: 2}\nmode: x\n",
+        &[
+            (
+                "a.yaml",
+                "a: {{ .Values.mode }} {{ .Values.size }} {{ .Template.Name }}",
+            ),
+            ("m.yaml", "m: {{ hasKey .Values \"base\" }}"),
+            (
+                "z.yaml",
+                "{{ $d := .Values.base }}{{ $_ := unset .Values \"base\" }}\
+                 {{ $_ := set $ \"Values\" (mustMergeOverwrite $d .Values) }}z: 1",
+            ),
+        ],
+    );
+    let r = render(&c, &known(), &Limits::default());
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let texts: Vec<(&str, &str)> = r
+        .manifests
+        .iter()
+        .map(|m| (m.path.as_str(), m.text.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("t/templates/a.yaml", "a: x 2 t/templates/a.yaml"),
+            ("t/templates/m.yaml", "m: false"),
+            ("t/templates/z.yaml", "z: 1"),
+        ]
+    );
+}
+
+fn files(list: &[(&str, &str)]) -> Chart {
+    let files = list
+        .iter()
+        .map(|(p, d)| ChartFile {
+            path: p.to_string(),
+            data: d.as_bytes().to_vec(),
+        })
+        .collect();
+    Chart::from_files(files, &Limits::default(), 0).expect("chart loads")
+}
+
+fn sources(r: &Rendered) -> Vec<(&str, &str)> {
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    r.manifests
+        .iter()
+        .map(|m| (m.path.as_str(), m.text.as_str()))
+        .collect()
+}
+
+#[test]
+fn requirements_yaml_declares_a_v1_charts_dependencies() {
+    // datadog's chart is apiVersion v1: alias and condition come from
+    // requirements.yaml, which stays among its files.
+    let c = files(&[
+        ("Chart.yaml", "apiVersion: v1\nname: top\nversion: 1.0.0\n"),
+        (
+            "requirements.yaml",
+            "dependencies:\n- name: sub\n  version: 1.x\n  alias: op\n  condition: op.enabled\n- name: crds\n  version: 1.0.0\n  condition: crds.enabled\n",
+        ),
+        ("values.yaml", "crds: {enabled: false}\n"),
+        ("templates/a.yaml", "deps: {{ len .Chart.Dependencies }} {{ .Files.Get \"requirements.yaml\" | len | lt 0 }}"),
+        ("charts/sub/Chart.yaml", "apiVersion: v2\nname: sub\nversion: 1.2.0\n"),
+        ("charts/sub/values.yaml", "enabled: true\n"),
+        ("charts/sub/templates/a.yaml", "sub: {{ .Chart.Name }}"),
+        ("charts/crds/Chart.yaml", "apiVersion: v2\nname: crds\nversion: 1.0.0\n"),
+        ("charts/crds/templates/a.yaml", "crds: 1"),
+    ]);
+    let r = render(&c, &known(), &Limits::default());
+    assert_eq!(
+        sources(&r),
+        [
+            ("top/charts/op/templates/a.yaml", "sub: op"),
+            ("top/templates/a.yaml", "deps: 1 true"),
+        ]
+    );
+}
+
+#[test]
+fn a_subchart_outside_the_version_constraint_is_not_aliased() {
+    // Helm's IsCompatibleRange: `alpha` (1.0.0) and `beta` (no version) do
+    // not match sub 2.0.3, so only `gamma` takes it; with gamma gone, sub
+    // stays under its own name and the aliases' conditions do not touch it.
+    let with = |deps: &str, values: &str| {
+        let yaml = format!("apiVersion: v2\nname: top\nversion: 0.1.0\ndependencies:\n{deps}");
+        files(&[
+            ("Chart.yaml", yaml.as_str()),
+            ("values.yaml", values),
+            (
+                "charts/sub/Chart.yaml",
+                "apiVersion: v2\nname: sub\nversion: 2.0.3\n",
+            ),
+            ("charts/sub/values.yaml", "enabled: true\n"),
+            (
+                "charts/sub/templates/cm.yaml",
+                "{{ .Chart.Name }}: {{ .Values.enabled }}",
+            ),
+        ])
+    };
+    let alpha = "- {name: sub, alias: alpha, version: 1.0.0, condition: alpha.enabled}\n";
+    let beta = "- {name: sub, alias: beta, condition: beta.enabled}\n";
+    let gamma = "- {name: sub, alias: gamma, version: \"~2.0\", condition: gamma.enabled}\n";
+    let r = render(
+        &with(&format!("{alpha}{beta}{gamma}"), "{}"),
+        &known(),
+        &Limits::default(),
+    );
+    assert_eq!(
+        sources(&r),
+        [("top/charts/gamma/templates/cm.yaml", "gamma: true")]
+    );
+    let c = with(
+        &format!("{alpha}{beta}"),
+        "alpha: {enabled: false}\nsub: {enabled: false}\n",
+    );
+    let r = render(&c, &known(), &Limits::default());
+    assert_eq!(
+        sources(&r),
+        [("top/charts/sub/templates/cm.yaml", "sub: false")]
+    );
+}
+
+#[test]
+fn a_null_default_stays_a_key() {
+    // cilium tests `hasKey .Values "policyCIDRMatchMode"`, whose default is
+    // null: Helm keeps the key; a null given over a default removes it.
+    let release = Release {
+        values: vec![ValuesLayer::Yaml {
+            file: "u.yaml".into(),
+            text: "b: null\nm: {q: null}\n".into(),
+        }],
+        ..known()
+    };
+    let r = one(
+        "a: null\nb: 1\nm: {x: null}\n",
+        "{{ hasKey .Values \"a\" }} {{ hasKey .Values \"b\" }} {{ hasKey .Values.m \"x\" }} {{ hasKey .Values.m \"q\" }}",
+        &release,
+    );
+    assert_eq!(text(&r), "true false true true");
+}
+
+#[test]
+fn values_as_map_is_the_values() {
+    // Helm's `.Values` is a chartutil.Values, whose AsMap method comes
+    // before a key of that name; a plain map has no such method.
+    let r = one(
+        "a: {b: 1}\nAsMap: 5\n",
+        "{{ dig \"a\" \"b\" 0 .Values.AsMap }} {{ len $.Values.AsMap }} {{ .Values.a.AsMap }}",
+        &known(),
+    );
+    assert_eq!(text(&r), "1 2 ");
+}
+
+#[test]
 fn set_values_follow_helm_order() {
     let release = Release {
         values: vec![
@@ -503,7 +661,8 @@ fn archive_loads_and_a_bomb_is_an_error() {
 fn parse_errors_have_spans() {
     let r = one("", "a: 1\n{{ if .X }}\nnever closed", &known());
     assert_eq!(r.errors[0].kind, RenderErrorKind::Parse);
-    let r = one("", "a: {{ .X | }}", &known());
+    // A pipe right before `}}` is accepted, as by Go; two in a row are not.
+    let r = one("", "a: {{ .X | | }}", &known());
     assert_eq!(r.errors[0].kind, RenderErrorKind::Parse);
 }
 
