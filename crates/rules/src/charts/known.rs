@@ -26,6 +26,7 @@ pub const CHARTS: &[KnownChart] = &[KnownChart {
             values: &["operator.tolerations", "tolerations"],
             defaults: &["[]", "[]"],
             join: Join::First,
+            rendered: "[]",
         }],
     }],
 }];

@@ -115,6 +115,11 @@ pub struct FieldSource {
     /// Each value's default in the chart's values, as JSON (`null`: absent).
     pub defaults: &'static [&'static str],
     pub join: Join,
+    /// The field as the chart renders it with its defaults, as compact JSON
+    /// (`null`: absent). Container fields list one entry per container,
+    /// then per init container (`HostPorts`: each container's host ports).
+    /// A field with no `values` is fixed by the chart to this.
+    pub rendered: &'static str,
 }
 
 impl KnownChart {
