@@ -120,7 +120,9 @@ impl Field {
         match self {
             Field::Tolerations => json!([{ "key": key, "operator": "Exists" }]),
             Field::NodeSelector => json!({ key: "x" }),
-            Field::Affinity => json!({ "nodeAffinity": { "requiredDuringSchedulingIgnoredDuringExecution": { "nodeSelectorTerms": [{ "matchExpressions": [{ "key": key, "operator": "Exists" }] }] } } }),
+            Field::Affinity => {
+                json!({ "nodeAffinity": { "requiredDuringSchedulingIgnoredDuringExecution": { "nodeSelectorTerms": [{ "matchExpressions": [{ "key": key, "operator": "Exists" }] }] } } })
+            }
             Field::Resources => json!({ "limits": { "memory": text } }),
             Field::PriorityClassName => json!(text),
             Field::Replicas => json!(17 + n),
@@ -146,12 +148,12 @@ impl Field {
             Field::HostNetwork | Field::Privileged => rendered != base,
             Field::Replicas => contains_number(rendered, 17 + n as u64),
             Field::HostPorts => contains_number(rendered, 31000 + n as u64),
-            Field::Tolerations | Field::NodeSelector | Field::Affinity => {
-                rendered.to_string().contains(&format!("\"fplint.probe/{n}\""))
-            }
-            Field::Resources | Field::PriorityClassName => {
-                rendered.to_string().contains(&format!("\"fplint-probe-{n}\""))
-            }
+            Field::Tolerations | Field::NodeSelector | Field::Affinity => rendered
+                .to_string()
+                .contains(&format!("\"fplint.probe/{n}\"")),
+            Field::Resources | Field::PriorityClassName => rendered
+                .to_string()
+                .contains(&format!("\"fplint-probe-{n}\"")),
         }
     }
 
@@ -301,7 +303,8 @@ impl Prober {
     /// Loads the chart in `dir`; `base` is applied under every probe.
     pub fn load(dir: &Path, base: Option<Json>) -> Result<Prober, String> {
         let limits = Limits::default();
-        let chart = Chart::load_dir(dir, &limits).map_err(|e| e.to_string())?;
+        let mut chart = Chart::load_dir(dir, &limits).map_err(|e| e.to_string())?;
+        drop_crd_templates(&mut chart);
         let mut texts = BTreeMap::new();
         let mut paths = BTreeSet::new();
         template_paths(&chart, "", "", &mut paths, &mut texts);
@@ -334,16 +337,7 @@ impl Prober {
     }
 
     fn render_values(&self, values_json: &str, literal: bool) -> Option<Workloads> {
-        let release = Release {
-            name: Some(self.name.clone()),
-            namespace: Some(NAMESPACE.into()),
-            values: vec![ValuesLayer::Yaml {
-                file: "probe.yaml".into(),
-                text: values_json.into(),
-            }],
-            kube_version: Some(KUBE_VERSION.into()),
-            ..Release::default()
-        };
+        let release = self.release(vec![values_json.into()]);
         let out = fplint_helm::render(&self.chart, &release, &self.limits);
         if !out.errors.is_empty() {
             return None;
@@ -365,8 +359,8 @@ impl Prober {
                 )
                 .ok()?;
                 for value in docs {
-                    let json: Json = serde_json::from_str(&fplint_helm::to_json(&value, false).ok()?)
-                        .ok()?;
+                    let json: Json =
+                        serde_json::from_str(&fplint_helm::to_json(&value, false).ok()?).ok()?;
                     let Some(kind) = json["kind"].as_str() else {
                         continue;
                     };
@@ -415,7 +409,10 @@ impl Prober {
         want: impl Fn(&str) -> bool,
     ) -> bool {
         let mut any = false;
-        for v in spans.iter().filter(|v| want(&v.path) && !v.range.is_empty()) {
+        for v in spans
+            .iter()
+            .filter(|v| want(&v.path) && !v.range.is_empty())
+        {
             let (start, end) = (offset + v.range.start, offset + v.range.end);
             let mut at = start;
             while at < end {
@@ -440,24 +437,53 @@ impl Prober {
         any
     }
 
-    /// The merged default values (with the base), as JSON.
-    fn defaults(&self) -> Option<Json> {
-        let release = Release {
+    /// The first error of the defaults' render.
+    fn first_error(&self) -> String {
+        let release = self.release(self.base.iter().map(|b| b.to_string()).collect());
+        let out = fplint_helm::render(&self.chart, &release, &self.limits);
+        out.errors
+            .first()
+            .map(|e| e.to_string().chars().take(300).collect())
+            .unwrap_or_else(|| "a rendered document is not YAML".into())
+    }
+
+    fn release(&self, layers: Vec<String>) -> Release {
+        Release {
             name: Some(self.name.clone()),
             namespace: Some(NAMESPACE.into()),
-            values: self
-                .base
-                .iter()
-                .map(|b| ValuesLayer::Yaml {
-                    file: "base.yaml".into(),
-                    text: b.to_string(),
+            values: layers
+                .into_iter()
+                .map(|text| ValuesLayer::Yaml {
+                    file: "probe.yaml".into(),
+                    text,
                 })
                 .collect(),
             kube_version: Some(KUBE_VERSION.into()),
             ..Release::default()
-        };
+        }
+    }
+
+    /// The merged default values (with the base), as JSON.
+    fn defaults(&self) -> Option<Json> {
+        let release = self.release(self.base.iter().map(|b| b.to_string()).collect());
         let out = fplint_helm::render(&self.chart, &release, &self.limits);
         serde_json::from_str(&fplint_helm::to_json(&out.values, false).ok()?).ok()
+    }
+}
+
+/// Drops templates that write CustomResourceDefinitions and name no
+/// workload kind: they are most of some charts' text, and render no pods.
+fn drop_crd_templates(chart: &mut Chart) {
+    chart.templates.retain(|t| {
+        let text = String::from_utf8_lossy(&t.data);
+        !text.contains("kind: CustomResourceDefinition")
+            || text.contains("kind: {{")
+            || WORKLOAD_KINDS
+                .iter()
+                .any(|k| text.contains(&format!("kind: {k}\n")))
+    });
+    for sub in &mut chart.subcharts {
+        drop_crd_templates(sub);
     }
 }
 
@@ -488,8 +514,7 @@ fn walk(v: &Json, prefix: &str, out: &mut Vec<(String, Json)>) {
     let Json::Object(map) = v else { return };
     for (k, child) in map {
         let plain = !k.is_empty()
-            && k
-                .chars()
+            && k.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !plain || (!prefix.is_empty() && k == "global") {
             continue;
@@ -614,7 +639,15 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
         .and_then(|m| m["version"].as_str().map(str::to_string))
         .or_else(|| chart_version(dir))
         .unwrap_or_default();
-    let defaults_base = p.render(&[]).ok_or("does not render with its defaults")?;
+    let Some(defaults_base) = p.render(&[]) else {
+        return Err(format!(
+            "does not render with its defaults: {}",
+            p.first_error()
+        ));
+    };
+    if defaults_base.is_empty() {
+        return Err("renders no workload with its defaults".into());
+    }
     let defaults = p.defaults().ok_or("values do not read")?;
     let mut leaves = Vec::new();
     walk(&defaults, "", &mut leaves);
@@ -657,10 +690,11 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
             continue;
         };
         note_moves(&mut moved, &r);
-        if r
-            .iter()
-            .any(|(id, w)| defaults_base.get(id).is_some_and(|b| b.namespace != w.namespace))
-        {
+        if r.iter().any(|(id, w)| {
+            defaults_base
+                .get(id)
+                .is_some_and(|b| b.namespace != w.namespace)
+        }) {
             guards.insert(path.clone());
             continue;
         }
@@ -680,7 +714,11 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
     }
 
     // 3. Guards; 4. namespace values.
-    let is_ns = |path: &str| path.rsplit('.').next().is_some_and(|k| k.contains("amespace"));
+    let is_ns = |path: &str| {
+        path.rsplit('.')
+            .next()
+            .is_some_and(|k| k.contains("amespace"))
+    };
     let mut ns_values: BTreeMap<Id, BTreeSet<String>> = BTreeMap::new();
     for (path, v) in &leaves {
         let probes: Vec<Json> = match v {
@@ -704,9 +742,15 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
                 break;
             }
             for (id, w) in &r {
-                if defaults_base.get(id).is_some_and(|b| b.namespace != w.namespace) {
+                if defaults_base
+                    .get(id)
+                    .is_some_and(|b| b.namespace != w.namespace)
+                {
                     if is_ns(path) {
-                        ns_values.entry(id.clone()).or_default().insert(path.clone());
+                        ns_values
+                            .entry(id.clone())
+                            .or_default()
+                            .insert(path.clone());
                     } else {
                         guards.insert(path.clone());
                     }
@@ -718,7 +762,14 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
     // 5. Fields of the default workloads.
     let candidates = field_candidates(&leaves, &paths);
     let mut workloads = Vec::new();
-    let fields = learn_fields(&mut p, &[], &defaults_base, &candidates, &defaults, &mut moved);
+    let fields = learn_fields(
+        &mut p,
+        &[],
+        &defaults_base,
+        &candidates,
+        &defaults,
+        &mut moved,
+    );
     for (id, pod) in &defaults_base {
         let mut fields = fields.get(id).cloned().unwrap_or_default();
         // A field no value sets is written only when the chart fixes it.
@@ -769,7 +820,9 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
     }
     for ((path, d), ids) in by_flip {
         let flip: Overrides = vec![(path.clone(), json!(!d))];
-        let Some(under) = p.render(&flip) else { continue };
+        let Some(under) = p.render(&flip) else {
+            continue;
+        };
         let mut extra_when: BTreeMap<Id, Vec<SwitchFact>> = BTreeMap::new();
         for (other, od) in &bools {
             if *other == path {
@@ -928,13 +981,17 @@ fn learn_fields(
             if sources.is_empty() {
                 continue;
             }
-            let Some((order, all)) = precedence(p, flip, f, id, &sources, cands, &default_of) else {
+            let Some((order, all)) = precedence(p, flip, f, id, &sources, cands, &default_of)
+            else {
                 continue;
             };
             out.entry(id.clone()).or_default().push(FieldFact {
                 field: f,
                 values: order.iter().map(|n| cands[*n].clone()).collect(),
-                defaults: order.iter().map(|n| default_of(&cands[*n]).to_string()).collect(),
+                defaults: order
+                    .iter()
+                    .map(|n| default_of(&cands[*n]).to_string())
+                    .collect(),
                 all,
                 rendered: t.fields[fi].to_string(),
             });
@@ -984,7 +1041,11 @@ fn precedence(
             order.push(shown[0]);
             remaining.retain(|n| *n != shown[0]);
         } else if order.is_empty() && shown.len() == remaining.len() && remaining.len() > 1 {
-            if !only_markers(f, rendered, &remaining.iter().map(|n| marker(*n)).collect::<Vec<_>>()) {
+            if !only_markers(
+                f,
+                rendered,
+                &remaining.iter().map(|n| marker(*n)).collect::<Vec<_>>(),
+            ) {
                 return None;
             }
             return Some((remaining, true));
@@ -1048,6 +1109,13 @@ fn pin_of(corpus: &Path, name: &str, tsv: &str) -> Option<PinInfo> {
         folder,
     })
 }
+
+/// Pins whose Chart.yaml holds a placeholder version (the release tooling
+/// writes the real one): the release tag at the pinned commit.
+const RELEASE_TAGS: &[(&str, &str)] = &[
+    // cert-manager's tag v1.15.5 (`git tag --points-at`).
+    ("e8fdbe63fd94107a83d3c9f9c134f2d222ba9cff", "v1.15.5"),
+];
 
 /// `(major, minor, patch)` of a chart version.
 pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
@@ -1232,12 +1300,28 @@ pub fn main(args: &[String]) -> i32 {
         };
         let t = Instant::now();
         let dir = corpus.join(name);
+        let release_tag = RELEASE_TAGS
+            .iter()
+            .find(|(commit, _)| *commit == pin.commit)
+            .map(|(_, tag)| tag.to_string());
         let got = learn(&dir, None).or_else(|e| match &cluster {
             Some(c) => learn(&dir, Some(c.clone())),
             None => Err(e),
         });
         match got {
-            Ok((facts, n)) => {
+            Ok((mut facts, n)) => {
+                if parse_version(&facts.version).is_none_or(|v| v == (0, 0, 0)) {
+                    match &release_tag {
+                        Some(tag) => facts.version = tag.clone(),
+                        None => {
+                            eprintln!(
+                                "charts: {name}: skipped: Chart.yaml's version {:?} is a placeholder and no release is tagged at {}",
+                                facts.version, pin.commit
+                            );
+                            continue;
+                        }
+                    }
+                }
                 eprintln!(
                     "charts: {name}: {} {}: {} workloads, {} guards, {n} renders, {:.1}s",
                     facts.name,

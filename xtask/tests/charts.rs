@@ -21,7 +21,10 @@ fn workload<'a>(facts: &'a ChartFacts, template: &str) -> &'a WorkloadFact {
 #[test]
 fn workloads_and_their_switches() {
     let facts = tiny();
-    assert_eq!((facts.name.as_str(), facts.version.as_str()), ("tiny", "1.2.3"));
+    assert_eq!(
+        (facts.name.as_str(), facts.version.as_str()),
+        ("tiny", "1.2.3")
+    );
     let got: Vec<_> = facts
         .workloads
         .iter()
@@ -43,9 +46,15 @@ fn workloads_and_their_switches() {
             .collect::<Vec<_>>()
     };
     assert_eq!(when("templates/web.yaml"), []);
-    assert_eq!(when("templates/worker.yaml"), [("worker.enabled", true, true)]);
+    assert_eq!(
+        when("templates/worker.yaml"),
+        [("worker.enabled", true, true)]
+    );
     // Rendered only when the switch is flipped from its default.
-    assert_eq!(when("templates/extra.yaml"), [("extra.enabled", false, true)]);
+    assert_eq!(
+        when("templates/extra.yaml"),
+        [("extra.enabled", false, true)]
+    );
 }
 
 #[test]
@@ -57,7 +66,9 @@ fn a_value_that_changes_a_kind_is_a_guard_and_a_namespace_value_is_not() {
     assert_eq!(worker.namespace, None);
     let ns: Vec<&str> = worker.namespace_values.iter().map(String::as_str).collect();
     assert_eq!(ns, ["worker.namespace"]);
-    assert!(workload(&facts, "templates/web.yaml").namespace_values.is_empty());
+    assert!(workload(&facts, "templates/web.yaml")
+        .namespace_values
+        .is_empty());
 }
 
 fn field(w: &WorkloadFact, f: Field) -> Option<(Vec<&str>, Vec<&str>, bool, &str)> {

@@ -24,6 +24,7 @@ pub struct Pin {
     pub version: &'static str,
     /// `owner/name` of the repository.
     pub repo: &'static str,
+    /// The full commit the chart was rendered at.
     pub commit: &'static str,
     /// The chart's folder in the repository.
     pub folder: &'static str,
@@ -45,6 +46,7 @@ pub struct KnownChart {
     /// or of what kind, beyond [`ChartWorkload::when`]: a release that sets
     /// one is unknown.
     pub guards: &'static [&'static str],
+    /// What it renders, each under its switches.
     pub workloads: &'static [ChartWorkload],
 }
 
@@ -81,12 +83,17 @@ pub struct Switch {
 /// A pod field the rules judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
+    /// The pod's `tolerations`.
     Tolerations,
+    /// The pod's `nodeSelector`.
     NodeSelector,
+    /// The pod's `affinity`.
     Affinity,
     /// Any container's `resources`.
     Resources,
+    /// The pod's `hostNetwork`.
     HostNetwork,
+    /// The pod's `priorityClassName`.
     PriorityClassName,
     /// The workload's `spec.replicas`.
     Replicas,
@@ -109,11 +116,13 @@ pub enum Join {
 /// Which values render one field of a workload.
 #[derive(Debug)]
 pub struct FieldSource {
+    /// The field they set.
     pub field: Field,
     /// Dotted paths, in precedence order.
     pub values: &'static [&'static str],
     /// Each value's default in the chart's values, as JSON (`null`: absent).
     pub defaults: &'static [&'static str],
+    /// How they combine.
     pub join: Join,
     /// The field as the chart renders it with its defaults, as compact JSON
     /// (`null`: absent). Container fields list one entry per container,
@@ -138,7 +147,10 @@ impl ChartWorkload {
     /// Whether the workload makes pods of its own (a DaemonSet makes none
     /// without nodes, and a CronJob none until it is due).
     pub fn makes_pods(&self) -> bool {
-        matches!(self.kind, "Deployment" | "StatefulSet" | "Job" | "ReplicaSet")
+        matches!(
+            self.kind,
+            "Deployment" | "StatefulSet" | "Job" | "ReplicaSet"
+        )
     }
 }
 
