@@ -303,12 +303,13 @@ impl Prober {
     /// Loads the chart in `dir`; `base` is applied under every probe.
     pub fn load(dir: &Path, base: Option<Json>) -> Result<Prober, String> {
         let limits = Limits::default();
-        let mut chart = Chart::load_dir(dir, &limits).map_err(|e| e.to_string())?;
-        drop_crd_templates(&mut chart);
+        let mut full = Chart::load_dir(dir, &limits).map_err(|e| e.to_string())?;
+        let mut chart = full.clone();
+        drop_quiet_templates(&mut chart);
         let mut texts = BTreeMap::new();
         let mut paths = BTreeSet::new();
-        template_paths(&chart, "", "", &mut paths, &mut texts);
-        Ok(Prober {
+        template_paths(&full, "", "", &mut paths, &mut texts);
+        let mut p = Prober {
             texts,
             paths,
             name: chart.name.clone(),
@@ -317,7 +318,19 @@ impl Prober {
             limits,
             cache: HashMap::new(),
             renders: 0,
-        })
+        };
+        // Keep the dropped templates when that changes the defaults' render.
+        let pruned = p.render_values(&p.base_json(), false);
+        std::mem::swap(&mut p.chart, &mut full);
+        let whole = p.render_values(&p.base_json(), false);
+        if pruned == whole {
+            std::mem::swap(&mut p.chart, &mut full);
+        }
+        Ok(p)
+    }
+
+    fn base_json(&self) -> String {
+        self.base.clone().unwrap_or_else(|| json!({})).to_string()
     }
 
     /// The workloads rendered under `overrides`; `None` when the render fails.
@@ -464,26 +477,34 @@ impl Prober {
     }
 
     /// The merged default values (with the base), as JSON.
-    fn defaults(&self) -> Option<Json> {
-        let release = self.release(self.base.iter().map(|b| b.to_string()).collect());
+    fn defaults(&self, overrides: &[(String, Json)]) -> Option<Json> {
+        let mut root = self.base.clone().unwrap_or_else(|| json!({}));
+        for (path, v) in overrides {
+            set_path(&mut root, path, v.clone());
+        }
+        let release = self.release(vec![root.to_string()]);
         let out = fplint_helm::render(&self.chart, &release, &self.limits);
         serde_json::from_str(&fplint_helm::to_json(&out.values, false).ok()?).ok()
     }
 }
 
-/// Drops templates that write CustomResourceDefinitions and name no
-/// workload kind: they are most of some charts' text, and render no pods.
-fn drop_crd_templates(chart: &mut Chart) {
+/// Drops templates that cannot write a workload: no `kind:` of one, no
+/// templated `kind:`, and no `set`/`merge` that could change what later
+/// templates see. Rules, dashboards and CRDs are most of some charts' text.
+fn drop_quiet_templates(chart: &mut Chart) {
     chart.templates.retain(|t| {
         let text = String::from_utf8_lossy(&t.data);
-        !text.contains("kind: CustomResourceDefinition")
+        let name = t.path.rsplit('/').next().unwrap_or("");
+        name.starts_with('_')
             || text.contains("kind: {{")
+            || text.contains("set ")
+            || text.contains("merge")
             || WORKLOAD_KINDS
                 .iter()
-                .any(|k| text.contains(&format!("kind: {k}\n")))
+                .any(|k| text.contains(&format!("kind: {k}")))
     });
     for sub in &mut chart.subcharts {
-        drop_crd_templates(sub);
+        drop_quiet_templates(sub);
     }
 }
 
@@ -648,7 +669,7 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
     if defaults_base.is_empty() {
         return Err("renders no workload with its defaults".into());
     }
-    let defaults = p.defaults().ok_or("values do not read")?;
+    let defaults = p.defaults(&[]).ok_or("values do not read")?;
     let mut leaves = Vec::new();
     walk(&defaults, "", &mut leaves);
     let paths = p.paths.clone();
@@ -677,6 +698,14 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
         }
     };
 
+    let trace = std::env::var_os("FPLINT_CHARTS_TRACE").is_some();
+    let clock = Instant::now();
+    let phase = |p: &Prober, what: &str| {
+        if trace {
+            eprintln!("  {what}: {} renders, {:.1}s", p.renders, clock.elapsed().as_secs_f64());
+        }
+    };
+    phase(&p, "defaults");
     // 2. Switches.
     let bools: Vec<(String, bool)> = leaves
         .iter()
@@ -713,6 +742,7 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
         }
     }
 
+    phase(&p, "switches");
     // 3. Guards; 4. namespace values.
     let is_ns = |path: &str| {
         path.rsplit('.')
@@ -759,6 +789,7 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
         }
     }
 
+    phase(&p, "guards");
     // 5. Fields of the default workloads.
     let candidates = field_candidates(&leaves, &paths);
     let mut workloads = Vec::new();
@@ -808,6 +839,7 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
         });
     }
 
+    phase(&p, "fields");
     // Workloads that one flip makes appear: rendered under it to learn them.
     let mut by_flip: BTreeMap<(String, bool), Vec<Id>> = BTreeMap::new();
     for (id, flips) in appeared {
@@ -845,7 +877,16 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
             .map(|(id, w)| (id.clone(), w.clone()))
             .collect();
         let mut no_moves = BTreeSet::new();
-        let fields = learn_fields(&mut p, &flip, &sub, &candidates, &defaults, &mut no_moves);
+        // Subcharts a flip enables bring their defaults only then.
+        let flipped_defaults = p.defaults(&flip).unwrap_or_else(|| defaults.clone());
+        let fields = learn_fields(
+            &mut p,
+            &flip,
+            &sub,
+            &candidates,
+            &flipped_defaults,
+            &mut no_moves,
+        );
         for (id, pod) in &sub {
             let mut sw = extra_when.remove(id).unwrap_or_default();
             sw.push(SwitchFact {
@@ -876,6 +917,7 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
             });
         }
     }
+    phase(&p, "flipped workloads");
     // A switch is not a guard; neither is a namespace value.
     for w in &workloads {
         for s in &w.when {
@@ -1152,19 +1194,26 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
     s.push_str("use super::*;\n\n");
     s.push_str("/// Every known chart range, sorted by chart name then version.\n");
     s.push_str("pub const CHARTS: &[KnownChart] = &[\n");
-    for r in &ranges {
+    for (i, r) in ranges.iter().enumerate() {
         let newest = &r[r.len() - 1].0;
         let from = parse_version(&r[0].0.version).unwrap_or_default();
         let top = parse_version(&newest.version).unwrap_or_default();
+        // After the newest pinned minor, or where the next facts begin.
+        let mut until = (top.0, top.1 + 1, 0);
+        if let Some(next) = ranges.get(i + 1).filter(|n| n[0].0.name == newest.name) {
+            until = until.min(parse_version(&next[0].0.version).unwrap_or_default());
+        }
+        if until <= from {
+            eprintln!(
+                "charts: {} {}: left out: another pin of the same version has other facts",
+                newest.name, newest.version
+            );
+            continue;
+        }
         let _ = writeln!(
             s,
-            "KnownChart {{ name: {:?}, from: ({}, {}, {}), until: ({}, {}, 0), pins: &[",
-            newest.name,
-            from.0,
-            from.1,
-            from.2,
-            top.0,
-            top.1 + 1
+            "KnownChart {{ name: {:?}, from: ({}, {}, {}), until: ({}, {}, {}), pins: &[",
+            newest.name, from.0, from.1, from.2, until.0, until.1, until.2
         );
         for (facts, pin) in r {
             let _ = writeln!(
