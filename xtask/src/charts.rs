@@ -595,6 +595,15 @@ fn template_paths(
     }
 }
 
+/// Whether a template reads a field named `key` (`.key` not followed by
+/// more of a name).
+fn reads_key(text: &str, key: &str) -> bool {
+    let pat = format!(".{key}");
+    text.match_indices(&pat).any(|(at, _)| {
+        !text[at + pat.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 /// A boolean value a workload needs.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SwitchFact {
@@ -702,7 +711,11 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
     let clock = Instant::now();
     let phase = |p: &Prober, what: &str| {
         if trace {
-            eprintln!("  {what}: {} renders, {:.1}s", p.renders, clock.elapsed().as_secs_f64());
+            eprintln!(
+                "  {what}: {} renders, {:.1}s",
+                p.renders,
+                clock.elapsed().as_secs_f64()
+            );
         }
     };
     phase(&p, "defaults");
@@ -856,8 +869,18 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
             continue;
         };
         let mut extra_when: BTreeMap<Id, Vec<SwitchFact>> = BTreeMap::new();
+        // Values the flipped-in workloads' templates or helpers may read.
+        let read = |key: &str| {
+            ids.iter().any(|id| {
+                texts.iter().any(|(file, text)| {
+                    (*file == id.template
+                        || file.rsplit('/').next().is_some_and(|n| n.starts_with('_')))
+                        && reads_key(text, key)
+                })
+            })
+        };
         for (other, od) in &bools {
-            if *other == path {
+            if *other == path || !read(other.rsplit('.').next().unwrap_or(other)) {
                 continue;
             }
             let mut o = flip.clone();
