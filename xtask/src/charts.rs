@@ -1233,54 +1233,58 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
             );
             continue;
         }
-        let _ = writeln!(
-            s,
-            "KnownChart {{ name: {:?}, from: ({}, {}, {}), until: ({}, {}, {}), pins: &[",
-            newest.name, from.0, from.1, from.2, until.0, until.1, until.2
-        );
+        let mut out = Out(&mut s);
+        out.line(1, "KnownChart {");
+        out.line(2, &format!("name: {:?},", newest.name));
+        out.line(2, &format!("from: ({}, {}, {}),", from.0, from.1, from.2));
+        out.line(2, &format!("until: ({}, {}, {}),", until.0, until.1, until.2));
+        out.line(2, "pins: &[");
         for (facts, pin) in r {
-            let _ = writeln!(
-                s,
-                "Pin {{ version: {:?}, repo: {:?}, commit: {:?}, folder: {:?} }},",
-                facts.version, pin.repo, pin.commit, pin.folder
-            );
+            out.line(3, "Pin {");
+            out.line(4, &format!("version: {:?},", facts.version));
+            out.line(4, &format!("repo: {:?},", pin.repo));
+            out.line(4, &format!("commit: {:?},", pin.commit));
+            out.line(4, &format!("folder: {:?},", pin.folder));
+            out.line(3, "},");
         }
-        let _ = writeln!(s, "], guards: &[{}], workloads: &[", list(&newest.guards));
+        out.line(2, "],");
+        out.line(2, &format!("guards: &[{}],", list(&newest.guards)));
+        out.line(2, "workloads: &[");
         for w in &newest.workloads {
             let ns = match &w.namespace {
                 Some(n) => format!("Some({n:?})"),
                 None => "None".into(),
             };
-            let _ = write!(
-                s,
-                "ChartWorkload {{ kind: {:?}, name: {:?}, template: {:?}, namespace: {ns}, namespace_values: &[{}], when: &[",
-                w.id.kind,
-                w.name,
-                w.id.template,
-                list(&w.namespace_values)
-            );
+            out.line(3, "ChartWorkload {");
+            out.line(4, &format!("kind: {:?},", w.id.kind));
+            out.line(4, &format!("name: {:?},", w.name));
+            out.line(4, &format!("template: {:?},", w.id.template));
+            out.line(4, &format!("namespace: {ns},"));
+            out.line(4, &format!("namespace_values: &[{}],", list(&w.namespace_values)));
+            out.line(4, "when: &[");
             for sw in &w.when {
-                let _ = write!(
-                    s,
-                    "Switch {{ value: {:?}, default: {}, needs: {} }},",
-                    sw.value, sw.default, sw.needs
-                );
+                out.line(5, "Switch {");
+                out.line(6, &format!("value: {:?},", sw.value));
+                out.line(6, &format!("default: {},", sw.default));
+                out.line(6, &format!("needs: {},", sw.needs));
+                out.line(5, "},");
             }
-            s.push_str("], fields: &[");
+            out.line(4, "],");
+            out.line(4, "fields: &[");
             for f in &w.fields {
-                let _ = write!(
-                    s,
-                    "FieldSource {{ field: Field::{}, values: &[{}], defaults: &[{}], join: Join::{}, rendered: {:?} }},",
-                    f.field.name(),
-                    list(&f.values),
-                    list(&f.defaults),
-                    if f.all { "All" } else { "First" },
-                    f.rendered
-                );
+                out.line(5, "FieldSource {");
+                out.line(6, &format!("field: Field::{},", f.field.name()));
+                out.line(6, &format!("values: &[{}],", list(&f.values)));
+                out.line(6, &format!("defaults: &[{}],", list(&f.defaults)));
+                out.line(6, &format!("join: Join::{},", if f.all { "All" } else { "First" }));
+                out.line(6, &format!("rendered: {:?},", f.rendered));
+                out.line(5, "},");
             }
-            s.push_str("] },\n");
+            out.line(4, "],");
+            out.line(3, "},");
         }
-        s.push_str("] },\n");
+        out.line(2, "],");
+        out.line(1, "},");
     }
     s.push_str("];\n");
     s
@@ -1289,8 +1293,19 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
 fn list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
     items
         .into_iter()
-        .map(|i| format!("{i:?}, "))
-        .collect::<String>()
+        .map(|i| format!("{i:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Lines indented as rustfmt would, so that what it cannot reflow (a
+/// long string) still reads well.
+struct Out<'a>(&'a mut String);
+
+impl Out<'_> {
+    fn line(&mut self, depth: usize, text: &str) {
+        let _ = writeln!(self.0, "{}{text}", "    ".repeat(depth));
+    }
 }
 
 /// Formats Rust source with rustfmt; unformatted when rustfmt is missing.
