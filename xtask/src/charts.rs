@@ -1048,6 +1048,14 @@ fn learn_fields(
             }
             let Some((order, all)) = precedence(p, flip, f, id, &sources, cands, &default_of)
             else {
+                if std::env::var_os("FPLINT_CHARTS_TRACE").is_some() {
+                    let names: Vec<&String> = sources.iter().map(|n| &cands[*n]).collect();
+                    eprintln!(
+                        "  {} {}: no precedence among {names:?}",
+                        id.template,
+                        f.name()
+                    );
+                }
                 continue;
             };
             out.entry(id.clone()).or_default().push(FieldFact {
@@ -1164,7 +1172,7 @@ fn pin_of(corpus: &Path, name: &str, tsv: &str) -> Option<PinInfo> {
         (f.len() >= 3
             && f[0] == repo
             && f[2].trim_end_matches('/').rsplit('/').next() == Some(last)
-            && short.map_or(true, |s| f[1].starts_with(s)))
+            && short.is_none_or(|s| f[1].starts_with(s)))
         .then(|| (f[1].to_string(), f[2].trim_end_matches('/').to_string()))
     });
     let (commit, folder) = from_stamp.or(from_tsv)?;
@@ -1237,7 +1245,10 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
         out.line(1, "KnownChart {");
         out.line(2, &format!("name: {:?},", newest.name));
         out.line(2, &format!("from: ({}, {}, {}),", from.0, from.1, from.2));
-        out.line(2, &format!("until: ({}, {}, {}),", until.0, until.1, until.2));
+        out.line(
+            2,
+            &format!("until: ({}, {}, {}),", until.0, until.1, until.2),
+        );
         out.line(2, "pins: &[");
         for (facts, pin) in r {
             out.line(3, "Pin {");
@@ -1260,7 +1271,10 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
             out.line(4, &format!("name: {:?},", w.name));
             out.line(4, &format!("template: {:?},", w.id.template));
             out.line(4, &format!("namespace: {ns},"));
-            out.line(4, &format!("namespace_values: &[{}],", list(&w.namespace_values)));
+            out.line(
+                4,
+                &format!("namespace_values: &[{}],", list(&w.namespace_values)),
+            );
             out.line(4, "when: &[");
             for sw in &w.when {
                 out.line(5, "Switch {");
@@ -1276,7 +1290,10 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
                 out.line(6, &format!("field: Field::{},", f.field.name()));
                 out.line(6, &format!("values: &[{}],", list(&f.values)));
                 out.line(6, &format!("defaults: &[{}],", list(&f.defaults)));
-                out.line(6, &format!("join: Join::{},", if f.all { "All" } else { "First" }));
+                out.line(
+                    6,
+                    &format!("join: Join::{},", if f.all { "All" } else { "First" }),
+                );
                 out.line(6, &format!("rendered: {:?},", f.rendered));
                 out.line(5, "},");
             }
