@@ -827,9 +827,20 @@ pub fn learn(dir: &Path, base: Option<Json>) -> Result<(ChartFacts, usize), Stri
                 Json::Array(a) => a.iter().all(|x| x.is_null() || x == &json!([])),
                 _ => false,
             };
-            if (absent && !may_write(&id.template, f.rendered_key()))
-                || (!absent && pod.literal[f.index()])
-            {
+            // A container field may come from a security context or an
+            // extra container written whole from values: only a value the
+            // template writes for every container is fixed.
+            let every_container = match rendered {
+                Json::Array(a) => a.iter().all(|x| !x.is_null() && x != &json!([])),
+                _ => true,
+            };
+            let fixed = if f.pod_level() {
+                (absent && !may_write(&id.template, f.rendered_key()))
+                    || (!absent && pod.literal[f.index()])
+            } else {
+                every_container && pod.literal[f.index()]
+            };
+            if fixed {
                 fields.push(FieldFact {
                     field: f,
                     values: vec![],

@@ -127,6 +127,9 @@ fn fixed_fields_and_plain_values() {
         field(web, Field::NodeSelector),
         Some((vec![], vec![], false, "null"))
     );
+    // Absent from a container is not fixed: a security context or an extra
+    // container written whole from values may bring it.
+    assert_eq!(field(web, Field::Privileged), None);
     let extra = workload(&facts, "templates/extra.yaml");
     assert_eq!(field(extra, Field::HostPorts), None);
 }
