@@ -1,6 +1,7 @@
 //! A synthetic monorepo for benchmarks: every format fplint reads, with
 //! realistic content and a known number of findings.
 
+pub mod charts;
 pub mod gitops;
 pub mod readme;
 pub mod schema;

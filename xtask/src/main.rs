@@ -19,12 +19,17 @@
 //! `cargo run -p xtask -- readme [--check]`
 //!
 //! Regenerates (or checks) the README's rule table from the registry.
+//!
+//! `cargo run -p xtask -- charts [--corpus DIR] [--out FILE]`
+//!
+//! Learns what the charts of the chart corpus deploy and writes
+//! `crates/rules/src/charts/known.rs`; see CONTRIBUTING.md.
 
 use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]\n       cargo run -p xtask -- charts [--corpus DIR] [--out FILE]");
     std::process::exit(2)
 }
 
@@ -32,6 +37,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("readme") {
         std::process::exit(xtask::readme::main(&args[1..]));
+    }
+    if args.first().map(String::as_str) == Some("charts") {
+        std::process::exit(xtask::charts::main(&args[1..]));
     }
     if args.first().map(String::as_str) == Some("schema") {
         std::process::exit(xtask::schema_main(&args[1..]));

@@ -28,7 +28,7 @@ pub struct Pin {
     pub version: &'static str,
     /// `owner/name` of the repository.
     pub repo: &'static str,
-    /// The commit rendered.
+    /// The full commit the chart was rendered at.
     pub commit: &'static str,
     /// The chart's folder in the repository.
     pub folder: &'static str,
@@ -50,7 +50,7 @@ pub struct KnownChart {
     /// or of what kind, beyond [`ChartWorkload::when`]: a release that sets
     /// one is unknown.
     pub guards: &'static [&'static str],
-    /// What it renders.
+    /// What it renders, each under its switches.
     pub workloads: &'static [ChartWorkload],
 }
 
@@ -120,7 +120,7 @@ pub enum Join {
 /// Which values render one field of a workload.
 #[derive(Debug)]
 pub struct FieldSource {
-    /// The field.
+    /// The field they set.
     pub field: Field,
     /// Dotted paths, in precedence order.
     pub values: &'static [&'static str],
@@ -128,8 +128,10 @@ pub struct FieldSource {
     pub defaults: &'static [&'static str],
     /// How they combine.
     pub join: Join,
-    /// The field as the chart renders it with its defaults, as JSON
-    /// (`null`: absent).
+    /// The field as the chart renders it with its defaults, as compact JSON
+    /// (`null`: absent). Container fields list one entry per container,
+    /// then per init container (`HostPorts`: each container's host ports).
+    /// A field with no `values` is fixed by the chart to this.
     pub rendered: &'static str,
 }
 
