@@ -45,6 +45,10 @@ impl Compact for Box<str> {
     fn compact(&mut self) {}
 }
 
+impl Compact for std::sync::Arc<str> {
+    fn compact(&mut self) {}
+}
+
 impl<T: Compact> Compact for Vec<T> {
     fn compact(&mut self) {
         self.iter_mut().for_each(Compact::compact);
