@@ -56,6 +56,12 @@ impl<T: Compact> Compact for Vec<T> {
     }
 }
 
+impl<T: Compact> Compact for Box<T> {
+    fn compact(&mut self) {
+        (**self).compact();
+    }
+}
+
 impl<T: Compact> Compact for Option<T> {
     fn compact(&mut self) {
         if let Some(v) = self {

@@ -157,6 +157,12 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         }
         released = release_texts(&sources, released);
     }
+    // The walk and the plan are not read past here; on a large tree they
+    // are megabytes beside the model while clusters are assigned.
+    drop(jobs);
+    let files_scanned = walked.files.len();
+    let errors = walked.errors;
+    drop(walked.files);
     let (found, unassigned) = finish_project(
         &mut project,
         cfg,
@@ -175,8 +181,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         sources,
         diagnostics,
         suppressions,
-        files_scanned: walked.files.len(),
-        errors: walked.errors,
+        files_scanned,
+        errors,
         notices,
         base,
     }
