@@ -169,7 +169,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         &sources,
         base.as_deref(),
         limits,
-        &homes,
+        homes,
         context.partial,
     );
     diagnostics.extend(found);
@@ -266,7 +266,8 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
-    let (found, unassigned) = finish_project(&mut project, cfg, &sources, None, limits, &[], false);
+    let (found, unassigned) =
+        finish_project(&mut project, cfg, &sources, None, limits, Vec::new(), false);
     diagnostics.extend(found);
     let notices = unassigned.into_iter().collect();
     let loaded = Loaded {
