@@ -45,10 +45,20 @@ impl Compact for Box<str> {
     fn compact(&mut self) {}
 }
 
+impl Compact for std::sync::Arc<str> {
+    fn compact(&mut self) {}
+}
+
 impl<T: Compact> Compact for Vec<T> {
     fn compact(&mut self) {
         self.iter_mut().for_each(Compact::compact);
         self.shrink_to_fit();
+    }
+}
+
+impl<T: Compact> Compact for Box<T> {
+    fn compact(&mut self) {
+        (**self).compact();
     }
 }
 

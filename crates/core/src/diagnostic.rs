@@ -230,10 +230,10 @@ impl Diagnostic {
     }
 
     /// The same finding with this logical path.
-    pub fn with_path(mut self, path: impl Into<String>) -> Self {
-        let p: String = path.into();
+    pub fn with_path(mut self, path: impl AsRef<str>) -> Self {
+        let p = path.as_ref();
         if !p.is_empty() {
-            self.path = Some(p);
+            self.path = Some(p.to_owned());
         }
         self
     }

@@ -53,17 +53,44 @@ pub struct Loc {
     /// The bytes it was read from.
     pub span: Span,
     /// `fargateProfiles[0].selectors[1].labels`, `Resources.ProfileB.DependsOn`.
-    pub path: Box<str>,
+    /// Shared: the same paths recur in every file of a kind.
+    pub path: std::sync::Arc<str>,
 }
 
 impl Loc {
     /// A location at `span` with this logical path.
-    pub fn new(span: Span, path: impl Into<String>) -> Loc {
+    pub fn new(span: Span, path: impl AsRef<str>) -> Loc {
         Loc {
             span,
-            path: path.into().into_boxed_str(),
+            path: intern(path.as_ref()),
         }
     }
+}
+
+/// Paths kept per thread for sharing; past this many the table starts
+/// again, so a long-running server does not keep every path it ever saw.
+const INTERNED: usize = 1 << 15;
+
+thread_local! {
+    static PATHS: std::cell::RefCell<std::collections::HashSet<std::sync::Arc<str>>> =
+        std::cell::RefCell::default();
+}
+
+/// The shared copy of `path`: a large tree has millions of locations but
+/// few distinct paths.
+fn intern(path: &str) -> std::sync::Arc<str> {
+    PATHS.with(|paths| {
+        let mut paths = paths.borrow_mut();
+        if let Some(p) = paths.get(path) {
+            return p.clone();
+        }
+        if paths.len() >= INTERNED {
+            paths.clear();
+        }
+        let p: std::sync::Arc<str> = path.into();
+        paths.insert(p.clone());
+        p
+    })
 }
 
 /// A possibly unknown value with its location.

@@ -73,7 +73,7 @@ pub struct Workload {
     pub cluster_key: Option<String>,
     /// The variant it was built for, when the manifests are assembled
     /// (a kustomize overlay): one base can be deployed several ways.
-    pub variant: Option<Variant>,
+    pub variant: Option<Box<Variant>>,
 }
 
 /// One way of deploying shared manifests: an overlay, named by its folder
@@ -233,11 +233,11 @@ pub struct PodTemplate {
     /// `nodeSelector` pairs.
     pub node_selector: Known<Vec<Pair>>,
     /// `affinity`, as written.
-    pub affinity: Option<Located<Value>>,
+    pub affinity: Option<Box<Located<Value>>>,
     /// `schedulerName`, when written.
-    pub scheduler_name: Option<Located<String>>,
+    pub scheduler_name: Option<Box<Located<String>>>,
     /// `hostNetwork`, when written.
-    pub host_network: Option<Located<bool>>,
+    pub host_network: Option<Box<Located<bool>>>,
     /// Each `hostPath` volume.
     pub host_path_volumes: Vec<Loc>,
     /// Init containers.
@@ -263,12 +263,12 @@ impl PodTemplate {
         self.init_containers = Known::Unknown;
         self.host_path_volumes.clear();
         let at = self.loc.clone();
-        self.affinity = Some(Located::new(
+        self.affinity = Some(Box::new(Located::new(
             Known::Known(Value::unknown(Some(at.span))),
             at.clone(),
-        ));
-        self.host_network = Some(Located::new(Known::Unknown, at.clone()));
-        self.scheduler_name = Some(Located::new(Known::Unknown, at));
+        )));
+        self.host_network = Some(Box::new(Located::new(Known::Unknown, at.clone())));
+        self.scheduler_name = Some(Box::new(Located::new(Known::Unknown, at)));
     }
 
     /// Known label pairs, or `None` if any is unknown.

@@ -206,7 +206,7 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
         files: HashMap::new(),
     };
     let origins = value_origins(&rendered, &chart, rel, &release, &mut templates, &hl);
-    let variant = Some(match &rel.declared {
+    let variant = Some(Box::new(match &rel.declared {
         Some((name, loc)) => Variant {
             name: name.clone(),
             loc: loc.clone(),
@@ -223,7 +223,7 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
             },
             origins,
         },
-    });
+    }));
     // Documents helm would refuse as YAML: only one that fplint's own read
     // refuses, or finds keys twice in, or finds deeper or larger than the
     // engine's bounds, is read again the engine's way (reading every

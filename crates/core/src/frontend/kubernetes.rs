@@ -445,9 +445,13 @@ pub fn read_pod_template(t: &Value, path: &str) -> PodTemplate {
         tolerations: read_tolerations(get("tolerations"), &join(&sp, "tolerations")),
         node_selector: pairs(get("nodeSelector"), &join(&sp, "nodeSelector")),
         affinity: get("affinity")
-            .map(|a| Located::new(Known::Known(a.clone()), loc_of(a, &join(&sp, "affinity")))),
-        scheduler_name: get("schedulerName").map(|s| located_str(s, &join(&sp, "schedulerName"))),
-        host_network: get("hostNetwork").and_then(|h| bool_of(h, &join(&sp, "hostNetwork"))),
+            .map(|a| Located::new(Known::Known(a.clone()), loc_of(a, &join(&sp, "affinity"))))
+            .map(Box::new),
+        scheduler_name: get("schedulerName")
+            .map(|s| Box::new(located_str(s, &join(&sp, "schedulerName")))),
+        host_network: get("hostNetwork")
+            .and_then(|h| bool_of(h, &join(&sp, "hostNetwork")))
+            .map(Box::new),
         host_path_volumes,
         init_containers: containers(get("initContainers"), &join(&sp, "initContainers")),
         containers: containers(get("containers"), &join(&sp, "containers")),

@@ -343,11 +343,13 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
         diagnostics: std::mem::take(&mut b.diagnostics),
         ..UnitOutput::default()
     };
-    let variant = b.root_loc.clone().map(|loc| Variant {
-        name: variant_name(&root, &b.visited),
-        loc,
-        kind: crate::workload::VariantKind::Overlay,
-        origins: Vec::new(),
+    let variant = b.root_loc.clone().map(|loc| {
+        Box::new(Variant {
+            name: variant_name(&root, &b.visited),
+            loc,
+            kind: crate::workload::VariantKind::Overlay,
+            origins: Vec::new(),
+        })
     });
     for r in resources {
         let before = out.workloads.len();

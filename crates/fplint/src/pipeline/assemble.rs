@@ -22,18 +22,21 @@ pub(crate) fn finish_project(
     sources: &Sources,
     base: Option<&Path>,
     limits: Limits,
-    homes: &[Option<PathBuf>],
+    homes: Vec<Option<PathBuf>>,
     partial: bool,
 ) -> (Vec<Diagnostic>, Vec<Notice>) {
     let joined = crate::assign::join(project, sources);
-    // Homes are by index before the join; clusters joined away shift the rest.
+    // Homes are by index before the join; clusters joined away shift the
+    // rest. Each kept cluster takes its own (moved, not copied: one path
+    // per cluster).
     let homes: Vec<Option<PathBuf>> = if homes.is_empty() {
         Vec::new()
     } else {
+        let mut before = homes;
         joined
-            .remap(homes)
-            .into_iter()
-            .map(Option::flatten)
+            .kept
+            .iter()
+            .map(|&i| before.get_mut(i).and_then(Option::take))
             .collect()
     };
     crate::assembled::show_homes(project, &homes, sources);

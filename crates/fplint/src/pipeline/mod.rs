@@ -157,13 +157,19 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         }
         released = release_texts(&sources, released);
     }
+    // The walk and the plan are not read past here; on a large tree they
+    // are megabytes beside the model while clusters are assigned.
+    drop(jobs);
+    let files_scanned = walked.files.len();
+    let errors = walked.errors;
+    drop(walked.files);
     let (found, unassigned) = finish_project(
         &mut project,
         cfg,
         &sources,
         base.as_deref(),
         limits,
-        &homes,
+        homes,
         context.partial,
     );
     diagnostics.extend(found);
@@ -175,8 +181,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         sources,
         diagnostics,
         suppressions,
-        files_scanned: walked.files.len(),
-        errors: walked.errors,
+        files_scanned,
+        errors,
         notices,
         base,
     }
@@ -260,7 +266,8 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
     let mut unit = unit;
     suppressions.append(&mut unit.suppressions);
     let mut diagnostics = frontend::absorb(&mut project, unit);
-    let (found, unassigned) = finish_project(&mut project, cfg, &sources, None, limits, &[], false);
+    let (found, unassigned) =
+        finish_project(&mut project, cfg, &sources, None, limits, Vec::new(), false);
     diagnostics.extend(found);
     let notices = unassigned.into_iter().collect();
     let loaded = Loaded {

@@ -89,7 +89,7 @@ fn check_release(
         if affinity.value.as_ref().is_some_and(avoids_fargate_nodes) {
             continue;
         }
-        let loc = Loc::new(rel.loc.span, rel.loc.path.to_string());
+        let loc = Loc::new(rel.loc.span, &rel.loc.path);
         out.push(finding(
             "DaemonSets",
             &loc,

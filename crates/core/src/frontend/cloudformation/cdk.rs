@@ -27,7 +27,7 @@ pub(super) fn read_helm_chart(
     resource: ResourceRef,
 ) -> HelmRelease {
     let props = format!("{path}.Properties");
-    let whole = Loc::new(r.key.span, path.to_string());
+    let whole = Loc::new(r.key.span, path);
     let prop = |k: &str| {
         r.prop(k)
             .map(|n| Located::new(t.eval_str(n), Loc::new(n.span, format!("{props}.{k}"))))

@@ -520,7 +520,7 @@ fn read_profile(
     resource: ResourceRef,
 ) -> FargateProfile {
     let props = format!("{path}.Properties");
-    let profile_loc = Loc::new(r.key.span, path.to_string());
+    let profile_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
         r.prop("FargateProfileName"),
@@ -561,7 +561,7 @@ fn read_cdk_profile(
     let cfg_path = format!("{path}.Properties.Config");
     let config = r.prop("Config");
     let get = |k: &str| config.and_then(|c| t.present(c.get(k)));
-    let profile_loc = Loc::new(r.key.span, path.to_string());
+    let profile_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
         get("fargateProfileName"),
@@ -614,10 +614,7 @@ fn read_selector(
 ) -> Selector {
     let namespace = match t.present(sel.get(ns_key)) {
         Some(n) => located(t, n, format!("{path}.{ns_key}")),
-        None => Located::new(
-            Known::Known(String::new()),
-            Loc::new(sel.span, path.to_string()),
-        ),
+        None => Located::new(Known::Known(String::new()), Loc::new(sel.span, path)),
     };
     let labels_path = format!("{path}.{labels_key}");
     let (labels, labels_loc) = match t.present(sel.get(labels_key)) {
@@ -656,7 +653,7 @@ fn read_selector(
         }
     };
     Selector {
-        loc: Loc::new(sel.span, path.to_string()),
+        loc: Loc::new(sel.span, path),
         namespace,
         labels,
         labels_loc,
@@ -688,7 +685,7 @@ fn read_subnets(t: &Template<'_>, node: Option<&Node>, path: &str) -> Known<Vec<
         Some(ids) => Known::Known(
             ids.into_iter()
                 .map(|id| SubnetRef {
-                    id: Located::new(Known::Known(id), Loc::new(node.span, path.to_string())),
+                    id: Located::new(Known::Known(id), Loc::new(node.span, path)),
                     visibility: Known::Unknown,
                     evidence: None,
                 })
@@ -705,7 +702,7 @@ fn read_addon(
     resource: ResourceRef,
 ) -> Addon {
     let props = format!("{path}.Properties");
-    let addon_loc = Loc::new(r.key.span, path.to_string());
+    let addon_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
         r.prop("AddonName"),
