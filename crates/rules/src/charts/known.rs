@@ -6,7 +6,7 @@ use super::*;
 pub const CHARTS: &[KnownChart] = &[
     KnownChart {
         name: "appmesh-controller",
-        from: (1, 13, 3),
+        from: (1, 13, 0),
         until: (1, 14, 0),
         pins: &[
             Pin {
@@ -82,7 +82,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "argo-cd",
-        from: (10, 1, 1),
+        from: (10, 1, 0),
         until: (10, 2, 0),
         pins: &[
             Pin {
@@ -769,7 +769,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "argo-workflows",
-        from: (1, 0, 18),
+        from: (1, 0, 0),
         until: (1, 1, 0),
         pins: &[
             Pin {
@@ -1107,7 +1107,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "aws-efs-csi-driver",
-        from: (4, 4, 1),
+        from: (4, 4, 0),
         until: (4, 5, 0),
         pins: &[
             Pin {
@@ -1227,13 +1227,25 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "aws-for-fluent-bit",
-        from: (0, 1, 34),
+        from: (0, 1, 0),
         until: (0, 3, 0),
         pins: &[
             Pin {
                 version: "0.1.34",
                 repo: "aws/eks-charts",
                 commit: "fcfc87a8705ab8e31d5a071afa48b9296fb49169",
+                folder: "stable/aws-for-fluent-bit",
+            },
+            Pin {
+                version: "0.1.35",
+                repo: "aws/eks-charts",
+                commit: "3eb7a62644aa18444668622aa4699e563ed2029b",
+                folder: "stable/aws-for-fluent-bit",
+            },
+            Pin {
+                version: "0.2.0",
+                repo: "aws/eks-charts",
+                commit: "2942cdce0d98bd257822c64520779a05c25df2c2",
                 folder: "stable/aws-for-fluent-bit",
             },
             Pin {
@@ -1309,13 +1321,179 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "aws-load-balancer-controller",
-        from: (1, 9, 2),
+        from: (1, 6, 0),
+        until: (1, 8, 0),
+        pins: &[
+            Pin {
+                version: "1.6.2",
+                repo: "aws/eks-charts",
+                commit: "a644fd925ca091d881b3a42aace268322f484455",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.7.2",
+                repo: "aws/eks-charts",
+                commit: "cd707ae0b950e4ab1b49cd51a5eee2fe9ae91996",
+                folder: "stable/aws-load-balancer-controller",
+            },
+        ],
+        guards: &[],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "aws-load-balancer-controller",
+                template: "templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::NodeSelector,
+                        values: &["nodeSelector"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "{\"podAntiAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"podAffinityTerm\":{\"labelSelector\":{\"matchExpressions\":[{\"key\":\"app.kubernetes.io/name\",\"operator\":\"In\",\"values\":[\"aws-load-balancer-controller\"]}]},\"topologyKey\":\"kubernetes.io/hostname\"},\"weight\":100}]}}",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[{}]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["hostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"system-cluster-critical\""],
+                        join: Join::First,
+                        rendered: "\"system-cluster-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["replicaCount"],
+                        defaults: &["2"],
+                        join: Join::First,
+                        rendered: "2",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "aws-load-balancer-controller",
+        from: (1, 8, 0),
         until: (3, 6, 0),
         pins: &[
+            Pin {
+                version: "1.8.4",
+                repo: "aws/eks-charts",
+                commit: "a00b8bfed9598c177957eab062e5fc9755360660",
+                folder: "stable/aws-load-balancer-controller",
+            },
             Pin {
                 version: "1.9.2",
                 repo: "aws/eks-charts",
                 commit: "f84d7ec96a50cea0ce14a07b06aa4bd350f4b8f3",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.10.1",
+                repo: "aws/eks-charts",
+                commit: "ef3f3145682b25cfb264a567d579ea59adcc561f",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.11.0",
+                repo: "aws/eks-charts",
+                commit: "e60a7cbf53b803037985c72e7dc47786f7ea2afe",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.12.0",
+                repo: "aws/eks-charts",
+                commit: "b08f678c9b75427fae22aab1fea849e631c8c3f4",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.13.4",
+                repo: "aws/eks-charts",
+                commit: "a69a33a633a2bb4346e956d675811b394b80302c",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.14.1",
+                repo: "aws/eks-charts",
+                commit: "7b027f2e6b4961a40c8db013ee86a32b8d7eddda",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.15.0",
+                repo: "aws/eks-charts",
+                commit: "dbc141c80ab9abc9fe53831c9d484667a4dc1e8c",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.16.0",
+                repo: "aws/eks-charts",
+                commit: "aeb3b5201fe53c4714cc5fc56322731e16cb8616",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "1.17.1",
+                repo: "aws/eks-charts",
+                commit: "9639b8b69c99164b1f09af63427f8046b0634f35",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "3.0.0",
+                repo: "aws/eks-charts",
+                commit: "9b1ac4712da6d80aa1df2a2e2e6a61e2716876ff",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "3.1.0",
+                repo: "aws/eks-charts",
+                commit: "8ed2cf41de403eb6994a5b2df70f97406f985a8d",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "3.2.2",
+                repo: "aws/eks-charts",
+                commit: "20b1f5dfb4a4d2ad4eb564ece91286c02093a11e",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "3.3.0",
+                repo: "aws/eks-charts",
+                commit: "9f5316a9bfdbd0f172a562b7f73469bb2e3364c4",
+                folder: "stable/aws-load-balancer-controller",
+            },
+            Pin {
+                version: "3.4.3",
+                repo: "aws/eks-charts",
+                commit: "97cf2c16913b8c8125defc9cea1e7824f1b8c950",
                 folder: "stable/aws-load-balancer-controller",
             },
             Pin {
@@ -1391,7 +1569,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "aws-node-termination-handler",
-        from: (0, 27, 6),
+        from: (0, 27, 0),
         until: (0, 28, 0),
         pins: &[
             Pin {
@@ -1509,7 +1687,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "aws-vpc-cni",
-        from: (1, 22, 4),
+        from: (1, 22, 0),
         until: (1, 23, 0),
         pins: &[
             Pin {
@@ -1578,13 +1756,73 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "cert-manager",
-        from: (1, 15, 5),
-        until: (1, 16, 0),
+        from: (1, 11, 0),
+        until: (1, 22, 0),
         pins: &[
             Pin {
-                version: "v1.15.5",
+                version: "1.11.5",
+                repo: "cert-manager/cert-manager",
+                commit: "b1d501c85d97afd2adde2e86c2b119ac060caece",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.12.17",
+                repo: "cert-manager/cert-manager",
+                commit: "37b853ff34a6c093e946c657c189f40413c0f628",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.13.6",
+                repo: "cert-manager/cert-manager",
+                commit: "d9235ef134b120ef5e7c7fc58d342e66599069b5",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.14.7",
+                repo: "cert-manager/cert-manager",
+                commit: "636559655f1efa8eff236981edb950b4ef40b253",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.15.5",
                 repo: "cert-manager/cert-manager",
                 commit: "e8fdbe63fd94107a83d3c9f9c134f2d222ba9cff",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.16.5",
+                repo: "cert-manager/cert-manager",
+                commit: "d8611e2714de158a2e70e0fb11bfc61348a2c624",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.17.4",
+                repo: "cert-manager/cert-manager",
+                commit: "3f1f3b101850152851e2c5be09a29866bb8c1e15",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.18.6",
+                repo: "cert-manager/cert-manager",
+                commit: "4699caabb4212edfde601a4e1bd37a431d0b90c6",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.19.6",
+                repo: "cert-manager/cert-manager",
+                commit: "60b0447cc9a64885d42567ea590862b88a62d1ad",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.20.3",
+                repo: "cert-manager/cert-manager",
+                commit: "1e1d16d1744e6d9c80e464e58e8d9ab1caed222b",
+                folder: "deploy/charts/cert-manager",
+            },
+            Pin {
+                version: "1.21.1",
+                repo: "cert-manager/cert-manager",
+                commit: "24e33194fb39488eff2bbf10c6dc640f407cad44",
                 folder: "deploy/charts/cert-manager",
             },
         ],
@@ -1815,10 +2053,484 @@ pub const CHARTS: &[KnownChart] = &[
         ],
     },
     KnownChart {
+        name: "cilium",
+        from: (1, 20, 0),
+        until: (1, 21, 0),
+        pins: &[
+            Pin {
+                version: "1.20.0",
+                repo: "cilium/charts",
+                commit: "d5f3d1cc0ed8e94d6920996024fefe5a3857dc15",
+                folder: "cilium-1.20.0.tgz",
+            },
+        ],
+        guards: &["authentication.mutual.spire.enabled", "cluster.id", "clustermesh.apiserver.etcd.storageMedium", "clustermesh.apiserver.kvstoremesh.kvstoreMode", "clustermesh.apiserver.service.enableSessionAffinity", "clustermesh.apiserver.service.externalTrafficPolicy", "clustermesh.apiserver.service.internalTrafficPolicy", "clustermesh.maxConnectedClusters", "encryption.ztunnel.ca.type", "envoy.prometheus.serviceMonitor.enabled", "envoy.rollOutPods", "hubble.ui.enabled", "identityManagementMode", "kubeProxyReplacement", "operator.prometheus.serviceMonitor.enabled", "scheduling.mode", "standaloneDnsProxy.enabled"],
+        workloads: &[
+            ChartWorkload {
+                kind: "DaemonSet",
+                name: "cilium",
+                template: "templates/cilium-agent/daemonset.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "agent",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "preflight.enabled",
+                        default: false,
+                        needs: false,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[{\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "true",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "\"system-node-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Privileged,
+                        values: &["securityContext.privileged"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "[null,null,null,null,true,null,null]",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "DaemonSet",
+                name: "cilium-envoy",
+                template: "templates/cilium-envoy/daemonset.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "l7Proxy",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "preflight.enabled",
+                        default: false,
+                        needs: false,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["envoy.tolerations"],
+                        defaults: &["[{\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["envoy.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "true",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["envoy.priorityClassName"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "\"system-node-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Privileged,
+                        values: &["envoy.securityContext.privileged"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "DaemonSet",
+                name: "cilium-node-init",
+                template: "templates/cilium-nodeinit/daemonset.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "nodeinit.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["nodeinit.tolerations"],
+                        defaults: &["[{\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["nodeinit.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["nodeinit.resources"],
+                        defaults: &["{\"requests\":{\"cpu\":\"100m\",\"memory\":\"100Mi\"}}"],
+                        join: Join::First,
+                        rendered: "[{\"requests\":{\"cpu\":\"100m\",\"memory\":\"100Mi\"}}]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["nodeinit.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "\"system-node-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Privileged,
+                        values: &["nodeinit.securityContext.privileged"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "[false]",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "cilium-operator",
+                template: "templates/cilium-operator/deployment.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "operator.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["operator.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["operator.hostNetwork"],
+                        defaults: &["true"],
+                        join: Join::First,
+                        rendered: "true",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["operator.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "\"system-cluster-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["operator.replicas"],
+                        defaults: &["2"],
+                        join: Join::First,
+                        rendered: "2",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "DaemonSet",
+                name: "cilium-pre-flight-check",
+                template: "templates/cilium-preflight/daemonset.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "preflight.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["preflight.tolerations"],
+                        defaults: &["[{\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["preflight.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null,null,null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["preflight.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "\"system-node-critical\"",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "cilium-pre-flight-check",
+                template: "templates/cilium-preflight/deployment.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "preflight.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "preflight.validateCNPs",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["preflight.tolerations"],
+                        defaults: &["[{\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["preflight.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["preflight.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "\"system-cluster-critical\"",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "clustermesh-apiserver",
+                template: "templates/clustermesh-apiserver/deployment.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "clustermesh.useAPIServer",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["clustermesh.apiserver.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["clustermesh.apiserver.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "\"system-cluster-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["clustermesh.apiserver.replicas"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "hubble-relay",
+                template: "templates/hubble-relay/deployment.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "hubble.relay.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["hubble.relay.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["hubble.relay.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["hubble.relay.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["hubble.relay.replicas"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
         name: "cluster-autoscaler",
-        from: (9, 43, 2),
+        from: (9, 29, 0),
         until: (9, 60, 0),
         pins: &[
+            Pin {
+                version: "9.29.5",
+                repo: "kubernetes/autoscaler",
+                commit: "185cae3d36ccf880367913941bfb97dea6eaedd1",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.30.1",
+                repo: "kubernetes/autoscaler",
+                commit: "54bfbfae1fd62e1662b5f2446f9f74c07cf77fd6",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.31.0",
+                repo: "kubernetes/autoscaler",
+                commit: "841315f3277f98955a608e73c95dc42bac2bf5cd",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.32.1",
+                repo: "kubernetes/autoscaler",
+                commit: "cfbee9a4d638d2cac3fd5a3ff80100eae67a7929",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.33.0",
+                repo: "kubernetes/autoscaler",
+                commit: "9e526aed3ef2c944d4ff61aae9268a5911328f0f",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.34.1",
+                repo: "kubernetes/autoscaler",
+                commit: "e28f9fdcb8bfd619db57443e9e44078a64a1669f",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.35.1",
+                repo: "kubernetes/autoscaler",
+                commit: "b2e3b7aeb5bfc9e8b72895e482b0a8c3b74b682f",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.36.0",
+                repo: "kubernetes/autoscaler",
+                commit: "c49eefeee935d4b1ee1ee44b66b721e4bfda01a2",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.37.1",
+                repo: "kubernetes/autoscaler",
+                commit: "23cfd34e959592fcd35529400a87f0087d7cb553",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.38.0",
+                repo: "kubernetes/autoscaler",
+                commit: "8330997575c7a335405bedc583ee2c34b8280104",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.39.1",
+                repo: "kubernetes/autoscaler",
+                commit: "a0a475ca427df67cad56d771b2175724afe38457",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.40.0",
+                repo: "kubernetes/autoscaler",
+                commit: "5abbb4a0973bc06096f5926ff6730de61513b7c3",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.41.0",
+                repo: "kubernetes/autoscaler",
+                commit: "5593f981bdbe8e4bcaa13ab19bb0e8e7fd3f7ab9",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.42.0",
+                repo: "kubernetes/autoscaler",
+                commit: "c50e5a9236475de98f23229b5c34b7f203e0e3a1",
+                folder: "charts/cluster-autoscaler",
+            },
             Pin {
                 version: "9.43.2",
                 repo: "kubernetes/autoscaler",
@@ -1826,9 +2538,117 @@ pub const CHARTS: &[KnownChart] = &[
                 folder: "charts/cluster-autoscaler",
             },
             Pin {
+                version: "9.43.3",
+                repo: "kubernetes/autoscaler",
+                commit: "833af67cbd38998c70f5f10a5c47913724f7359f",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.44.0",
+                repo: "kubernetes/autoscaler",
+                commit: "6e8a5483c6ee04cbcdacd87adccc52e9bd849d3e",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.45.1",
+                repo: "kubernetes/autoscaler",
+                commit: "4b236492c0729ba1e9234da339a86944bb51393a",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.46.6",
+                repo: "kubernetes/autoscaler",
+                commit: "fd0f93a94d3e6b8edb9a377d86ac79ae7b39b6a6",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.47.0",
+                repo: "kubernetes/autoscaler",
+                commit: "b44c40d4ec1c0c45a802f9d4bff8d69fc85db115",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.48.0",
+                repo: "kubernetes/autoscaler",
+                commit: "4086830636a4e97b77c4a91098ebf28034146e6f",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.49.0",
+                repo: "kubernetes/autoscaler",
+                commit: "ad1866c323dbdae5b420ba363e2812e7d1c96b5c",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.50.1",
+                repo: "kubernetes/autoscaler",
+                commit: "cb0c862e1da049d60a7a4286db4dc6ce0d489b99",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.51.0",
+                repo: "kubernetes/autoscaler",
+                commit: "7ececfd24c59536949fe61b4bbbe433965310404",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.51.0",
+                repo: "kubernetes/autoscaler",
+                commit: "f33f490abc123f3d3171834c02c38b06a326ac1d",
+                folder: "charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.52.1",
+                repo: "kubernetes/autoscaler",
+                commit: "006f34a9e1b75f2c21fea4194cfc62509b1b90a2",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.53.0",
+                repo: "kubernetes/autoscaler",
+                commit: "0aebca554d940cc387aa295d46c66701e1cf4231",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.54.1",
+                repo: "kubernetes/autoscaler",
+                commit: "a19d2cd3fee144702e96036c38b9bd11fdb40079",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.55.1",
+                repo: "kubernetes/autoscaler",
+                commit: "3dd933cf6487c0b2d3889817f821127f785596af",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.56.0",
+                repo: "kubernetes/autoscaler",
+                commit: "c02915336fe1eeb934be53d5931fba9a5dc06402",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.57.0",
+                repo: "kubernetes/autoscaler",
+                commit: "91080c84cfdfdd29c24e767d26977311c5a17ab1",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.58.0",
+                repo: "kubernetes/autoscaler",
+                commit: "6dfb8cd57e8170d27c9439da1ccec705e05ccb4e",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
                 version: "9.59.0",
                 repo: "kubernetes/autoscaler",
                 commit: "55c37cd5eb550756c5ccc5a89e9068d77797e575",
+                folder: "cluster-autoscaler/charts/cluster-autoscaler",
+            },
+            Pin {
+                version: "9.59.0",
+                repo: "kubernetes/autoscaler",
+                commit: "b70816209e5a958ee13b59419d86f7800cb7e802",
                 folder: "cluster-autoscaler/charts/cluster-autoscaler",
             },
         ],
@@ -1897,14 +2717,327 @@ pub const CHARTS: &[KnownChart] = &[
         ],
     },
     KnownChart {
+        name: "datadog",
+        from: (3, 237, 0),
+        until: (3, 238, 0),
+        pins: &[
+            Pin {
+                version: "3.237.0",
+                repo: "DataDog/helm-charts",
+                commit: "3b58cfd51f62d426c7471494c123fc2a0ad8f3ad",
+                folder: "charts/datadog",
+            },
+        ],
+        guards: &["agents.image.tag", "clusterAgent.image.tag", "clusterChecksRunner.enabled", "datadog.apm.instrumentation.injectionMode", "datadog.appsec.injector.mode", "datadog.kubeStateMetricsCore.useClusterCheckRunners", "datadog.operator.migration.enabled", "datadog.orchestratorExplorer.useClusterCheckRunners", "operator.image.tag", "operator.registryMigrationMode", "registryMigrationMode"],
+        workloads: &[
+            ChartWorkload {
+                kind: "DaemonSet",
+                name: "datadog-csi-driver-node-server",
+                template: "charts/datadog-csi-driver/templates/daemonset.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "datadog.csi.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["datadog-csi-driver.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::NodeSelector,
+                        values: &["datadog-csi-driver.nodeSelector"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["datadog-csi-driver.driver.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null,null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["datadog-csi-driver.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "datadog-operator",
+                template: "charts/operator/templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "datadog.operator.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["operator.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["operator.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["operator.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[{}]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["operator.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "datadog-cluster-agent",
+                template: "templates/cluster-agent-deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "clusterAgent.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "existingClusterAgent.join",
+                        default: false,
+                        needs: false,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["clusterAgent.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["clusterAgent.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "{\"podAntiAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"podAffinityTerm\":{\"labelSelector\":{\"matchLabels\":{\"app\":\"datadog-cluster-agent\"}},\"topologyKey\":\"kubernetes.io/hostname\"},\"weight\":50}]}}",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["clusterAgent.useHostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["clusterAgent.priorityClassName"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["clusterAgent.replicas"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "datadog-otel-agent-gateway",
+                template: "templates/otel-agent-gateway-deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "otelAgentGateway.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["otelAgentGateway.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["otelAgentGateway.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["otelAgentGateway.useHostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["otelAgentGateway.priorityClassName"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["otelAgentGateway.replicas"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
         name: "external-dns",
-        from: (1, 15, 0),
+        from: (1, 13, 0),
+        until: (1, 14, 0),
+        pins: &[
+            Pin {
+                version: "1.13.1",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "cff42264286a62b0bd611dcb1d7306e5d8292502",
+                folder: "charts/external-dns",
+            },
+        ],
+        guards: &["secretConfiguration.enabled"],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "external-dns",
+                template: "templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::NodeSelector,
+                        values: &["nodeSelector"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "external-dns",
+        from: (1, 14, 0),
         until: (1, 16, 0),
         pins: &[
+            Pin {
+                version: "1.14.5",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "aef83b936b73cffc7e6c44b0804cbf7f7687cf46",
+                folder: "charts/external-dns",
+            },
             Pin {
                 version: "1.15.0",
                 repo: "kubernetes-sigs/external-dns",
                 commit: "a9fc7d248f813a5595d206dc6e7c44675ff430a9",
+                folder: "charts/external-dns",
+            },
+            Pin {
+                version: "1.15.2",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "87580d0c13e8d2f69ce196ea585444f12d8f963c",
                 folder: "charts/external-dns",
             },
         ],
@@ -1980,14 +3113,181 @@ pub const CHARTS: &[KnownChart] = &[
         ],
     },
     KnownChart {
-        name: "external-secrets",
-        from: (0, 10, 7),
-        until: (0, 11, 0),
+        name: "external-dns",
+        from: (1, 16, 0),
+        until: (1, 22, 0),
         pins: &[
+            Pin {
+                version: "1.16.1",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "f0ad68a6c93f43789f0c2b4a5682a426f119aa8a",
+                folder: "charts/external-dns",
+            },
+            Pin {
+                version: "1.17.0",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "675cc7c03f05320c14291b1110bc5b54a0f3e938",
+                folder: "charts/external-dns",
+            },
+            Pin {
+                version: "1.18.0",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "1956c7e2df7807237c13de064750f003014a3bc0",
+                folder: "charts/external-dns",
+            },
+            Pin {
+                version: "1.19.0",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "b740777701f0684cbc2ab664af3eaa7ec3f7576f",
+                folder: "charts/external-dns",
+            },
+            Pin {
+                version: "1.20.0",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "e951aab3d50cc348bdf1c2bd89baf951d49c573b",
+                folder: "charts/external-dns",
+            },
+            Pin {
+                version: "1.21.1",
+                repo: "kubernetes-sigs/external-dns",
+                commit: "9f26451346774099a8b3e3e5cc46a53bf2fd1461",
+                folder: "charts/external-dns",
+            },
+        ],
+        guards: &["deploymentStrategy.type", "image.pullPolicy", "logFormat", "logLevel", "policy", "registry", "secretConfiguration.enabled"],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "external-dns",
+                template: "templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::NodeSelector,
+                        values: &["nodeSelector"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                    FieldSource {
+                        field: Field::Privileged,
+                        values: &["securityContext.privileged"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "[false]",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "external-secrets",
+        from: (0, 9, 0),
+        until: (0, 19, 0),
+        pins: &[
+            Pin {
+                version: "0.9.20",
+                repo: "external-secrets/external-secrets",
+                commit: "374c7bf019be9678c99b90103cc17141dce3d1eb",
+                folder: "deploy/charts/external-secrets",
+            },
             Pin {
                 version: "0.10.7",
                 repo: "external-secrets/external-secrets",
                 commit: "bea0fb63615e12c72d1b5de14c58e751882e00c6",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.11.0",
+                repo: "external-secrets/external-secrets",
+                commit: "522a41daaf734908596edac9fb8c1881aeb2f99c",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.12.1",
+                repo: "external-secrets/external-secrets",
+                commit: "be58db05bbd75744763da96633d1416badd72704",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.13.0",
+                repo: "external-secrets/external-secrets",
+                commit: "9f5c2cc21bd00502fb96a393e2186020c3cc2e01",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.14.4",
+                repo: "external-secrets/external-secrets",
+                commit: "621f1f0207db3bd254de741b99d5ce689c6c2a86",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.15.1",
+                repo: "external-secrets/external-secrets",
+                commit: "d1747266da0d9ef494adbf1099e72f9b6db7e93a",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.16.2",
+                repo: "external-secrets/external-secrets",
+                commit: "d8f598aff86736eb9e4275c13f2b335f5f6b6ff3",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.17.1-rc1",
+                repo: "external-secrets/external-secrets",
+                commit: "5988e0d21a8a0ec22c7b393384a2bc4d0dcee2a3",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.18.2",
+                repo: "external-secrets/external-secrets",
+                commit: "9e7eafdad81b54fcb54195bbd52c9724b408797d",
                 folder: "deploy/charts/external-secrets",
             },
         ],
@@ -2197,9 +3497,99 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "external-secrets",
-        from: (2, 9, 0),
+        from: (0, 19, 0),
         until: (2, 10, 0),
         pins: &[
+            Pin {
+                version: "0.19.2",
+                repo: "external-secrets/external-secrets",
+                commit: "98ce9308c77c2b49bc4172e865b782e016483806",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "0.20.4",
+                repo: "external-secrets/external-secrets",
+                commit: "e594d361184afb8bd76f246490fff2d74c9a4849",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "1.0.0",
+                repo: "external-secrets/external-secrets",
+                commit: "91f6f5b7517cc7e011e652716ce3c2b480d5f20f",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "1.1.1",
+                repo: "external-secrets/external-secrets",
+                commit: "2331badfce24b345c32bd72f1ac616acc79535d9",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "1.2.1",
+                repo: "external-secrets/external-secrets",
+                commit: "6f71d23c91fd95cd7379ebd80e4b49a5e8417b32",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "1.3.2",
+                repo: "external-secrets/external-secrets",
+                commit: "a8fd8f6cc19b70bc5c828d5bf4c2ec8488360040",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.0.1",
+                repo: "external-secrets/external-secrets",
+                commit: "8da4c674d25a18cefc3bbb725ab3873624d4841e",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.1.0",
+                repo: "external-secrets/external-secrets",
+                commit: "d0d5b60d34f89f628c73236035d78397f3052354",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.2.0",
+                repo: "external-secrets/external-secrets",
+                commit: "825e0959f610dd30d5b0408c4b5e6f1916da0b08",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.3.0",
+                repo: "external-secrets/external-secrets",
+                commit: "6a1373e338a03345e11e55951c41bd3049fde555",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.4.1",
+                repo: "external-secrets/external-secrets",
+                commit: "8baf1cc8235e22b739b9b5c3f6a53963bec05a26",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.5.0",
+                repo: "external-secrets/external-secrets",
+                commit: "121b460ff6537dac0a7522a57e595ad7085cab43",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.6.0",
+                repo: "external-secrets/external-secrets",
+                commit: "4ba9dc81a757ed6879257f179a113eb6a48510c7",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.7.0",
+                repo: "external-secrets/external-secrets",
+                commit: "67a603db02ef92ea0eee6b091927f2727cc54eaa",
+                folder: "deploy/charts/external-secrets",
+            },
+            Pin {
+                version: "2.8.0",
+                repo: "external-secrets/external-secrets",
+                commit: "6f1eed573faac17c3272c576cfd419a5b40db25d",
+                folder: "deploy/charts/external-secrets",
+            },
             Pin {
                 version: "2.9.0",
                 repo: "external-secrets/external-secrets",
@@ -2413,7 +3803,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "fluent-bit",
-        from: (0, 58, 1),
+        from: (0, 58, 0),
         until: (0, 59, 0),
         pins: &[
             Pin {
@@ -2489,7 +3879,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "grafana",
-        from: (10, 5, 15),
+        from: (10, 5, 0),
         until: (10, 6, 0),
         pins: &[
             Pin {
@@ -2572,13 +3962,527 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "ingress-nginx",
-        from: (4, 11, 2),
+        from: (4, 7, 0),
+        until: (4, 8, 0),
+        pins: &[
+            Pin {
+                version: "4.7.2",
+                repo: "kubernetes/ingress-nginx",
+                commit: "da9c5730f669d4bcad5c7146a644796cb7c24ee5",
+                folder: "charts/ingress-nginx",
+            },
+        ],
+        guards: &["controller.image.tag", "controller.kind"],
+        workloads: &[
+            ChartWorkload {
+                kind: "Job",
+                name: "ingress-nginx-admission-create",
+                template: "templates/admission-webhooks/job-patch/job-createSecret.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "controller.admissionWebhooks.certManager.enabled",
+                        default: false,
+                        needs: false,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.patch.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["controller.admissionWebhooks.patch.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.admissionWebhooks.createSecretJob.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["controller.admissionWebhooks.patch.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Job",
+                name: "ingress-nginx-admission-patch",
+                template: "templates/admission-webhooks/job-patch/job-patchWebhook.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "controller.admissionWebhooks.certManager.enabled",
+                        default: false,
+                        needs: false,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.patch.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["controller.admissionWebhooks.patch.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.admissionWebhooks.patchWebhookJob.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["controller.admissionWebhooks.patch.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "ingress-nginx-controller",
+                template: "templates/controller-deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["controller.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["controller.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.resources"],
+                        defaults: &["{\"requests\":{\"cpu\":\"100m\",\"memory\":\"90Mi\"}}"],
+                        join: Join::First,
+                        rendered: "[{\"requests\":{\"cpu\":\"100m\",\"memory\":\"90Mi\"}}]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["controller.hostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["controller.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["controller.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "ingress-nginx-defaultbackend",
+                template: "templates/default-backend-deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "defaultBackend.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["defaultBackend.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["defaultBackend.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["defaultBackend.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["defaultBackend.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["defaultBackend.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "ingress-nginx",
+        from: (4, 8, 0),
+        until: (4, 11, 0),
+        pins: &[
+            Pin {
+                version: "4.8.3",
+                repo: "kubernetes/ingress-nginx",
+                commit: "0e12525bdd74e9145e861aafcd3ce6fead59b94b",
+                folder: "charts/ingress-nginx",
+            },
+            Pin {
+                version: "4.9.1",
+                repo: "kubernetes/ingress-nginx",
+                commit: "4e97379b4e4a5d82546ad706e405045ccad0c834",
+                folder: "charts/ingress-nginx",
+            },
+            Pin {
+                version: "4.10.1",
+                repo: "kubernetes/ingress-nginx",
+                commit: "e084ad0a5eefe7ccfa80a0f4eac69f923efd0374",
+                folder: "charts/ingress-nginx",
+            },
+        ],
+        guards: &["controller.image.tag", "controller.kind"],
+        workloads: &[
+            ChartWorkload {
+                kind: "Job",
+                name: "ingress-nginx-admission-create",
+                template: "templates/admission-webhooks/job-patch/job-createSecret.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "controller.admissionWebhooks.certManager.enabled",
+                        default: false,
+                        needs: false,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.patch.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["controller.admissionWebhooks.patch.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.admissionWebhooks.createSecretJob.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["controller.admissionWebhooks.patch.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Job",
+                name: "ingress-nginx-admission-patch",
+                template: "templates/admission-webhooks/job-patch/job-patchWebhook.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "controller.admissionWebhooks.certManager.enabled",
+                        default: false,
+                        needs: false,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                    Switch {
+                        value: "controller.admissionWebhooks.patch.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["controller.admissionWebhooks.patch.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.admissionWebhooks.patchWebhookJob.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["controller.admissionWebhooks.patch.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "ingress-nginx-controller",
+                template: "templates/controller-deployment.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["controller.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["controller.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.resources"],
+                        defaults: &["{\"requests\":{\"cpu\":\"100m\",\"memory\":\"90Mi\"}}"],
+                        join: Join::First,
+                        rendered: "[{\"requests\":{\"cpu\":\"100m\",\"memory\":\"90Mi\"}}]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["controller.hostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["controller.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["controller.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "ingress-nginx-defaultbackend",
+                template: "templates/default-backend-deployment.yaml",
+                namespace: None,
+                namespace_values: &["namespaceOverride"],
+                when: &[
+                    Switch {
+                        value: "defaultBackend.enabled",
+                        default: false,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["defaultBackend.tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["defaultBackend.affinity"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["defaultBackend.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["defaultBackend.priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["defaultBackend.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "ingress-nginx",
+        from: (4, 11, 0),
         until: (4, 16, 0),
         pins: &[
             Pin {
                 version: "4.11.2",
                 repo: "kubernetes/ingress-nginx",
                 commit: "d70b849d253749431aebc13e789c5981ee6f4538",
+                folder: "charts/ingress-nginx",
+            },
+            Pin {
+                version: "4.12.3",
+                repo: "kubernetes/ingress-nginx",
+                commit: "b9d6e3fe23e216b23940b8a6a2501e51496f639e",
+                folder: "charts/ingress-nginx",
+            },
+            Pin {
+                version: "4.13.3",
+                repo: "kubernetes/ingress-nginx",
+                commit: "e0d813477dfd587d6092d4be58d679ee9f0b068a",
+                folder: "charts/ingress-nginx",
+            },
+            Pin {
+                version: "4.14.3",
+                repo: "kubernetes/ingress-nginx",
+                commit: "a3088e571b36fee8052d550b7bc8c1c93bf7a1e7",
                 folder: "charts/ingress-nginx",
             },
             Pin {
@@ -2819,6 +4723,166 @@ pub const CHARTS: &[KnownChart] = &[
         ],
     },
     KnownChart {
+        name: "istiod",
+        from: (1, 30, 0),
+        until: (1, 31, 0),
+        pins: &[
+            Pin {
+                version: "1.30.3",
+                repo: "istio/istio",
+                commit: "56df41f63e513f834c9a3af33d8aed82d1d961f2",
+                folder: "manifests/charts/istio-control/istio-discovery",
+            },
+        ],
+        guards: &[],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "istiod",
+                template: "templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::NodeSelector,
+                        values: &["nodeSelector"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["affinity"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["resources"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "[{\"requests\":{\"cpu\":\"500m\",\"memory\":\"2048Mi\"}}]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &[],
+                        defaults: &[],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["global.priorityClassName"],
+                        defaults: &["null"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "karpenter",
+        from: (0, 31, 0),
+        until: (0, 38, 0),
+        pins: &[
+            Pin {
+                version: "0.31.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "3c87bc6176524d8c3adb50c1524af5877b0e1212",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "0.32.3",
+                repo: "aws/karpenter-provider-aws",
+                commit: "aac7adcb7f3dc169d0fe33608afafcbbd23a8510",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "0.33.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "f73ccfa65419c10ef393fb4f004e19661ffa18cd",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "0.34.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "185d220fc3435139667da0bdba0e484cae80b4d9",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "0.35.4",
+                repo: "aws/karpenter-provider-aws",
+                commit: "268c62c2cafca13acb26b149fa4547ef0fc66fec",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "0.36.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "1f3e7cc82878048fec66f0d535e07e9b22446b18",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "0.37.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "b95b3cf4d83290c4f359a9d6798ac6417591b563",
+                folder: "charts/karpenter",
+            },
+        ],
+        guards: &[],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "karpenter",
+                template: "templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[{\"key\":\"CriticalAddonsOnly\",\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"key\":\"CriticalAddonsOnly\",\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["hostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"system-cluster-critical\""],
+                        join: Join::First,
+                        rendered: "\"system-cluster-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["replicas"],
+                        defaults: &["2"],
+                        join: Join::First,
+                        rendered: "2",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
         name: "karpenter",
         from: (1, 0, 0),
         until: (1, 1, 0),
@@ -2928,9 +4992,143 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "karpenter",
-        from: (1, 14, 1),
+        from: (1, 1, 0),
+        until: (1, 4, 0),
+        pins: &[
+            Pin {
+                version: "1.1.2",
+                repo: "aws/karpenter-provider-aws",
+                commit: "bcc3ccbe3b51dd985822e7a160b32b8b9c2af673",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.2.1",
+                repo: "aws/karpenter-provider-aws",
+                commit: "0ab92ebb44c69f19d44e48c3a01319bba1a84e48",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.3.2",
+                repo: "aws/karpenter-provider-aws",
+                commit: "c60f57791f1649215b0a5c726f063be7fc950601",
+                folder: "charts/karpenter",
+            },
+        ],
+        guards: &[],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "karpenter",
+                template: "templates/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[{\"key\":\"CriticalAddonsOnly\",\"operator\":\"Exists\"}]"],
+                        join: Join::First,
+                        rendered: "[{\"key\":\"CriticalAddonsOnly\",\"operator\":\"Exists\"}]",
+                    },
+                    FieldSource {
+                        field: Field::Resources,
+                        values: &["controller.resources"],
+                        defaults: &["{}"],
+                        join: Join::First,
+                        rendered: "[null]",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["hostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"system-cluster-critical\""],
+                        join: Join::First,
+                        rendered: "\"system-cluster-critical\"",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["replicas"],
+                        defaults: &["2"],
+                        join: Join::First,
+                        rendered: "2",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "karpenter",
+        from: (1, 4, 0),
         until: (1, 15, 0),
         pins: &[
+            Pin {
+                version: "1.4.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "39c055720f7428ad6320578778db4ec6b9a77d0c",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.5.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "a0829d78c3452d566f86b8fd7c6654072f2b30c2",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.6.3",
+                repo: "aws/karpenter-provider-aws",
+                commit: "ed7846ac8a4ddcf9545d115f023afc28fe83f1f4",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.7.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "ed6863d1e5b1bbe498f5b4dd768ae3b41b1f0502",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.8.1",
+                repo: "aws/karpenter-provider-aws",
+                commit: "00cc250f446b6b93c41ccf36bd077740d10feff0",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.9.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "7a4d495277dbe88ee3c885b78560182a0698d1b3",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.10.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "dae2c1888f3a0111eb483017b5ffeb45f3d18cce",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.11.1",
+                repo: "aws/karpenter-provider-aws",
+                commit: "0bac631117096e16b34aa542c08a3eb2a7103c8c",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.12.1",
+                repo: "aws/karpenter-provider-aws",
+                commit: "8d881395a6f90baccebec311439c53c541badf4e",
+                folder: "charts/karpenter",
+            },
+            Pin {
+                version: "1.13.0",
+                repo: "aws/karpenter-provider-aws",
+                commit: "fe623d537f85b0e6a69fc3eebc3692f80efda891",
+                folder: "charts/karpenter",
+            },
             Pin {
                 version: "1.14.1",
                 repo: "aws/karpenter-provider-aws",
@@ -2997,13 +5195,43 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "keda",
-        from: (2, 14, 2),
-        until: (2, 15, 0),
+        from: (2, 12, 0),
+        until: (2, 18, 0),
         pins: &[
+            Pin {
+                version: "2.12.1",
+                repo: "kedacore/charts",
+                commit: "f70706bd6dbc5c367776195ccbb696a15b58ef35",
+                folder: "keda",
+            },
+            Pin {
+                version: "2.13.2",
+                repo: "kedacore/charts",
+                commit: "c77f8af26cf2906fbc22604136f9dd905b3bc16b",
+                folder: "keda",
+            },
             Pin {
                 version: "2.14.2",
                 repo: "kedacore/charts",
                 commit: "407afacc1b1c41b2b83ef2c52fcf5d9aeadbd240",
+                folder: "keda",
+            },
+            Pin {
+                version: "2.15.2",
+                repo: "kedacore/charts",
+                commit: "86b12cb2ab020b834a73f351a058c3ed36e04a1c",
+                folder: "keda",
+            },
+            Pin {
+                version: "2.16.1",
+                repo: "kedacore/charts",
+                commit: "c523cd17668808e16b207342884ea02eccc9f7ce",
+                folder: "keda",
+            },
+            Pin {
+                version: "2.17.2",
+                repo: "kedacore/charts",
+                commit: "a3087c462489f1f5175f454e0941af848d8ebf3a",
                 folder: "keda",
             },
         ],
@@ -3156,13 +5384,184 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "keda",
-        from: (2, 20, 2),
+        from: (2, 18, 0),
+        until: (2, 20, 0),
+        pins: &[
+            Pin {
+                version: "2.18.3",
+                repo: "kedacore/charts",
+                commit: "801208a8d170072ad3cc470ef638f38f1d4b578b",
+                folder: "keda",
+            },
+            Pin {
+                version: "2.19.0",
+                repo: "kedacore/charts",
+                commit: "86f514c2e28d70c8a0bf5ec1ad3cbec80b24ebf2",
+                folder: "keda",
+            },
+        ],
+        guards: &[],
+        workloads: &[
+            ChartWorkload {
+                kind: "Deployment",
+                name: "keda-operator",
+                template: "templates/manager/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["operator.affinity", "affinity"],
+                        defaults: &["{}", "{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["operator.useHostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "false",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["operator.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "keda-operator-metrics-apiserver",
+                template: "templates/metrics-server/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["metricsServer.affinity", "affinity"],
+                        defaults: &["{}", "{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["metricsServer.useHostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "false",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["metricsServer.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+            ChartWorkload {
+                kind: "Deployment",
+                name: "keda-admission-webhooks",
+                template: "templates/webhooks/deployment.yaml",
+                namespace: None,
+                namespace_values: &[],
+                when: &[
+                    Switch {
+                        value: "webhooks.enabled",
+                        default: true,
+                        needs: true,
+                    },
+                ],
+                fields: &[
+                    FieldSource {
+                        field: Field::Tolerations,
+                        values: &["tolerations"],
+                        defaults: &["[]"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Affinity,
+                        values: &["webhooks.affinity", "affinity"],
+                        defaults: &["{}", "{}"],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::HostNetwork,
+                        values: &["webhooks.useHostNetwork"],
+                        defaults: &["false"],
+                        join: Join::First,
+                        rendered: "false",
+                    },
+                    FieldSource {
+                        field: Field::PriorityClassName,
+                        values: &["priorityClassName"],
+                        defaults: &["\"\""],
+                        join: Join::First,
+                        rendered: "null",
+                    },
+                    FieldSource {
+                        field: Field::Replicas,
+                        values: &["webhooks.replicaCount"],
+                        defaults: &["1"],
+                        join: Join::First,
+                        rendered: "1",
+                    },
+                ],
+            },
+        ],
+    },
+    KnownChart {
+        name: "keda",
+        from: (2, 20, 0),
         until: (2, 21, 0),
         pins: &[
             Pin {
                 version: "2.20.2",
                 repo: "kedacore/charts",
                 commit: "1444d00d90d7668cf7f53f270777d039371d90d0",
+                folder: "keda",
+            },
+            Pin {
+                version: "2.20.2",
+                repo: "kedacore/charts",
+                commit: "cbb9bb8ce0809dc9048f72302f7c09765d66ed56",
                 folder: "keda",
             },
         ],
@@ -3320,7 +5719,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "kube-prometheus-stack",
-        from: (88, 5, 3),
+        from: (88, 5, 0),
         until: (88, 6, 0),
         pins: &[
             Pin {
@@ -4075,13 +6474,19 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "metrics-server",
-        from: (3, 12, 2),
+        from: (3, 12, 0),
         until: (3, 13, 0),
         pins: &[
             Pin {
                 version: "3.12.2",
                 repo: "kubernetes-sigs/metrics-server",
                 commit: "a68a12538732b46b1d1a1ae3c27b5eb29b0424bc",
+                folder: "charts/metrics-server",
+            },
+            Pin {
+                version: "3.13.1",
+                repo: "kubernetes-sigs/metrics-server",
+                commit: "214abbab2ac01349cb036c1b2aaab3bb933734b5",
                 folder: "charts/metrics-server",
             },
         ],
@@ -4144,7 +6549,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "metrics-server",
-        from: (3, 13, 1),
+        from: (3, 13, 0),
         until: (3, 14, 0),
         pins: &[
             Pin {
@@ -4213,7 +6618,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "nginx",
-        from: (22, 1, 1),
+        from: (22, 1, 0),
         until: (22, 2, 0),
         pins: &[
             Pin {
@@ -4296,7 +6701,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "podinfo",
-        from: (6, 14, 1),
+        from: (6, 14, 0),
         until: (6, 15, 0),
         pins: &[
             Pin {
@@ -4506,7 +6911,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "prometheus-node-exporter",
-        from: (4, 56, 1),
+        from: (4, 56, 0),
         until: (4, 57, 0),
         pins: &[
             Pin {
@@ -4575,7 +6980,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "promtail",
-        from: (6, 17, 1),
+        from: (6, 17, 0),
         until: (6, 18, 0),
         pins: &[
             Pin {
@@ -4721,7 +7126,7 @@ pub const CHARTS: &[KnownChart] = &[
     },
     KnownChart {
         name: "redis",
-        from: (23, 1, 1),
+        from: (23, 1, 0),
         until: (23, 2, 0),
         pins: &[
             Pin {
