@@ -1249,17 +1249,33 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
     s.push_str("use super::*;\n\n");
     s.push_str("/// Every known chart range, sorted by chart name then version.\n");
     s.push_str("pub const CHARTS: &[KnownChart] = &[\n");
+    // Ranges cover whole minor versions (a chart's patch releases keep its
+    // layout), except where facts change inside a minor: there the range
+    // starts at its pinned patch.
+    let froms: Vec<(u64, u64, u64)> = ranges
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let oldest = parse_version(&r[0].0.version).unwrap_or_default();
+            let prev = i
+                .checked_sub(1)
+                .and_then(|p| ranges.get(p))
+                .filter(|p| p[0].0.name == r[0].0.name)
+                .and_then(|p| parse_version(&p[p.len() - 1].0.version));
+            match prev {
+                Some(p) if (p.0, p.1) == (oldest.0, oldest.1) => oldest,
+                _ => (oldest.0, oldest.1, 0),
+            }
+        })
+        .collect();
     for (i, r) in ranges.iter().enumerate() {
         let newest = &r[r.len() - 1].0;
-        // Whole minor versions: a chart's patch releases keep its layout.
-        let oldest = parse_version(&r[0].0.version).unwrap_or_default();
-        let from = (oldest.0, oldest.1, 0);
+        let from = froms[i];
         let top = parse_version(&newest.version).unwrap_or_default();
         // After the newest pinned minor, or where the next facts begin.
         let mut until = (top.0, top.1 + 1, 0);
         if let Some(next) = ranges.get(i + 1).filter(|n| n[0].0.name == newest.name) {
-            let next = parse_version(&next[0].0.version).unwrap_or_default();
-            until = until.min((next.0, next.1, 0));
+            until = until.min(froms[i + 1]);
         }
         if until <= from {
             eprintln!(

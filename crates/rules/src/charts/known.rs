@@ -1245,12 +1245,6 @@ pub const CHARTS: &[KnownChart] = &[
             Pin {
                 version: "0.2.0",
                 repo: "aws/eks-charts",
-                commit: "2942cdce0d98bd257822c64520779a05c25df2c2",
-                folder: "stable/aws-for-fluent-bit",
-            },
-            Pin {
-                version: "0.2.0",
-                repo: "aws/eks-charts",
                 commit: "5239609242f3430be50fb0b714a24d3ef2b47983",
                 folder: "stable/aws-for-fluent-bit",
             },
@@ -2643,12 +2637,6 @@ pub const CHARTS: &[KnownChart] = &[
                 version: "9.59.0",
                 repo: "kubernetes/autoscaler",
                 commit: "55c37cd5eb550756c5ccc5a89e9068d77797e575",
-                folder: "cluster-autoscaler/charts/cluster-autoscaler",
-            },
-            Pin {
-                version: "9.59.0",
-                repo: "kubernetes/autoscaler",
-                commit: "b70816209e5a958ee13b59419d86f7800cb7e802",
                 folder: "cluster-autoscaler/charts/cluster-autoscaler",
             },
         ],
@@ -5558,12 +5546,6 @@ pub const CHARTS: &[KnownChart] = &[
                 commit: "1444d00d90d7668cf7f53f270777d039371d90d0",
                 folder: "keda",
             },
-            Pin {
-                version: "2.20.2",
-                repo: "kedacore/charts",
-                commit: "cbb9bb8ce0809dc9048f72302f7c09765d66ed56",
-                folder: "keda",
-            },
         ],
         guards: &[],
         workloads: &[
@@ -6481,12 +6463,6 @@ pub const CHARTS: &[KnownChart] = &[
                 version: "3.12.2",
                 repo: "kubernetes-sigs/metrics-server",
                 commit: "a68a12538732b46b1d1a1ae3c27b5eb29b0424bc",
-                folder: "charts/metrics-server",
-            },
-            Pin {
-                version: "3.13.1",
-                repo: "kubernetes-sigs/metrics-server",
-                commit: "214abbab2ac01349cb036c1b2aaab3bb933734b5",
                 folder: "charts/metrics-server",
             },
         ],
