@@ -1274,7 +1274,10 @@ pub fn known_rs(mut pins: Vec<(ChartFacts, PinInfo)>) -> String {
         let top = parse_version(&newest.version).unwrap_or_default();
         // After the newest pinned minor, or where the next facts begin.
         let mut until = (top.0, top.1 + 1, 0);
-        if ranges.get(i + 1).is_some_and(|n| n[0].0.name == newest.name) {
+        if ranges
+            .get(i + 1)
+            .is_some_and(|n| n[0].0.name == newest.name)
+        {
             until = until.min(froms[i + 1]);
         }
         if until <= from {
