@@ -175,6 +175,16 @@ fn wrong() -> impl Strategy<Value = &'static str> {
     ])
 }
 
+/// Lints a folder: the first file a finding's span runs out of, if any.
+fn span_outside_its_file(dir: &std::path::Path) -> Option<String> {
+    let out = common::lint(&[dir.to_path_buf()]);
+    out.diagnostics().iter().find_map(|diag| {
+        let f = out.sources.get(diag.span.file)?;
+        let r = diag.span.start as usize..diag.span.end as usize;
+        (r.start > r.end || r.end > f.text.len()).then(|| f.path.to_string())
+    })
+}
+
 /// Every span of every finding lies inside the text, on char boundaries.
 fn spans_inside(text: &str, out: &fplint::lint::Report) -> bool {
     out.diagnostics().iter().all(|d| {
@@ -248,12 +258,8 @@ proptest! {
         let d = tmp();
         write(d.path(), "cluster.yaml", CLUSTER);
         write(d.path(), "hr.yaml", &format!("apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata: {{name: k, namespace: flux-system}}\nspec:\n  url: oci://r.example.com/charts/keda\n  {key}: {w}\n  ref: {{tag: {w}, {key}: {w}}}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata: {{name: h, namespace: flux-system}}\nspec: {{chart: keda, {key}: {w}, sourceRef: {w}}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: a, namespace: flux-system}}\nspec:\n  targetNamespace: keda\n  chartRef: {{kind: OCIRepository, name: k, {key}: {w}}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: b, namespace: flux-system}}\nspec:\n  targetNamespace: keda\n  chartRef: {{kind: HelmChart, name: {w}}}\n  postRenderers: {w}\n"));
-        let out = common::lint(&[d.path().to_path_buf()]);
-        for diag in out.diagnostics() {
-            let Some(f) = out.sources.get(diag.span.file) else { continue };
-            let r = diag.span.start as usize..diag.span.end as usize;
-            prop_assert!(r.start <= r.end && r.end <= f.text.len(), "{}", f.path);
-        }
+        let bad = span_outside_its_file(d.path());
+        prop_assert!(bad.is_none(), "{:?}", bad);
     }
 
     /// An umbrella chart whose dependencies and values hold anything: its
@@ -267,12 +273,8 @@ proptest! {
         write(d.path(), "charts/p/Chart.yaml", &format!("apiVersion: v2\nname: p\nversion: 0.1.0\ndependencies:\n  - name: keda\n    version: 2.16.1\n    repository: https://kedacore.github.io/charts\n    {key}: {w}\n  - {w}\n"));
         write(d.path(), "charts/p/values.yaml", &format!("keda: {w}\nglobal: {w}\n"));
         write(d.path(), "app.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: p}\nspec:\n  source: {repoURL: https://git.example.com/r.git, path: charts/p}\n  destination: {namespace: keda}\n");
-        let out = common::lint(&[d.path().to_path_buf()]);
-        for diag in out.diagnostics() {
-            let Some(f) = out.sources.get(diag.span.file) else { continue };
-            let r = diag.span.start as usize..diag.span.end as usize;
-            prop_assert!(r.start <= r.end && r.end <= f.text.len(), "{}", f.path);
-        }
+        let bad = span_outside_its_file(d.path());
+        prop_assert!(bad.is_none(), "{:?}", bad);
     }
 
     /// A values file, ConfigMap or Secret holding anything: the values are
@@ -291,12 +293,8 @@ proptest! {
             _ => ("helmfile.yaml", format!("repositories: [{{name: eks, url: https://aws.github.io/eks-charts}}]\nreleases:\n  - name: lbc\n    namespace: kube-system\n    chart: eks/aws-load-balancer-controller\n    values: [values.yaml, other.yaml, {w}]\n")),
         };
         write(d.path(), name, &doc);
-        let out = common::lint(&[d.path().to_path_buf()]);
-        for diag in out.diagnostics() {
-            let Some(f) = out.sources.get(diag.span.file) else { continue };
-            let r = diag.span.start as usize..diag.span.end as usize;
-            prop_assert!(r.start <= r.end && r.end <= f.text.len(), "{}", f.path);
-        }
+        let bad = span_outside_its_file(d.path());
+        prop_assert!(bad.is_none(), "{:?}", bad);
     }
 }
 
