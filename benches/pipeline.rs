@@ -4,76 +4,39 @@
 //!
 //! `cargo bench --bench pipeline` (`-- incremental` for the workspace alone,
 //! `-- terragrunt` for the Terragrunt tree, `-- gitops` for 500 Argo CD
-//! Applications)
+//! Applications; `FPLINT_BENCH_100MB=1 cargo bench --bench pipeline --
+//! monorepo_100mb` for the 100 MB tree)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fplint::lint::{self, ConfigChoice, Options};
-use fplint_core::source::FileId;
-use fplint_core::tree::{self, Limits};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use xtask::parse;
 
 // Measure what the binary runs, with its allocator.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: fplint::allocator::Global = fplint::allocator::GLOBAL;
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
-/// Read and parse one file, nothing more.
-fn parse_file(p: &Path) -> usize {
-    let Ok(text) = std::fs::read_to_string(p) else {
-        return 0;
-    };
-    let name = p.to_string_lossy();
-    if name.ends_with(".tf") {
-        hcl_edit::parser::parse_body(&text).map_or(0, |b| b.len())
-    } else if name.ends_with(".json") {
-        tree::json::parse(&text, FileId(0), Limits::default())
-            .documents
-            .len()
-    } else {
-        tree::yaml::parse(&text, FileId(0), Limits::default())
-            .documents
-            .len()
-    }
-}
-
-/// Read and parse every file on one thread, without model or rules.
-fn parse_only(paths: &[PathBuf]) -> usize {
-    paths.iter().map(|p| parse_file(p)).sum()
-}
-
-/// The same on fplint's worker threads: the floor `fplint check` is
-/// measured against (end to end within 1.5x of it).
+/// Read and parse every file on fplint's worker threads, without model or
+/// rules: the floor `fplint check` is measured against (end to end within
+/// 1.5x of it).
 fn parse_parallel(paths: &[PathBuf]) -> usize {
-    lint::in_pool(|| paths.par_iter().map(|p| parse_file(p)).sum())
+    lint::in_pool(|| paths.par_iter().map(|p| parse::parse_file(p)).sum())
 }
 
-fn pipeline(c: &mut Criterion) {
+/// One generated monorepo of `mb` MB: bare parsing on one thread and on
+/// the worker threads, against the whole run.
+fn monorepo(c: &mut Criterion, group: &str, mb: u64) {
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => panic!("tempdir: {e}"),
     };
-    let stats = match xtask::generate(dir.path(), 2 * 1024 * 1024) {
+    let stats = match xtask::generate(dir.path(), mb * 1024 * 1024) {
         Ok(s) => s,
         Err(e) => panic!("generate: {e}"),
     };
-    let mut paths = Vec::new();
-    files(dir.path(), &mut paths);
-    paths.sort();
+    let paths = parse::files(dir.path());
     let opts = Options {
         config: ConfigChoice::Disabled,
         ..Options::default()
@@ -88,11 +51,12 @@ fn pipeline(c: &mut Criterion) {
         stats.findings,
         "the generator's findings are all found"
     );
+    drop(check);
 
-    let mut g = c.benchmark_group("monorepo_2mb");
+    let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Bytes(stats.bytes));
     g.sample_size(10);
-    g.bench_function("parse_only", |b| b.iter(|| parse_only(&paths)));
+    g.bench_function("parse_only", |b| b.iter(|| parse::parse_only(&paths)));
     g.bench_function("parse_parallel", |b| b.iter(|| parse_parallel(&paths)));
     g.bench_function("fplint_check", |b| {
         b.iter(|| match lint::run(&root, &opts) {
@@ -101,7 +65,19 @@ fn pipeline(c: &mut Criterion) {
         })
     });
     g.finish();
+}
 
+fn pipeline(c: &mut Criterion) {
+    monorepo(c, "monorepo_2mb", 2);
+    monorepo(c, "monorepo_10mb", 10);
+    // A few minutes on two cores: asked for by name.
+    if std::env::var_os("FPLINT_BENCH_100MB").is_some() {
+        monorepo(c, "monorepo_100mb", 100);
+    }
+    let opts = Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    };
     let examples = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples")];
     c.bench_function("examples_folder", |b| {
         b.iter(|| match lint::run(&examples, &opts) {

@@ -3,6 +3,7 @@
 
 pub mod charts;
 pub mod gitops;
+pub mod parse;
 pub mod readme;
 pub mod schema;
 pub mod terragrunt;

@@ -24,12 +24,17 @@
 //!
 //! Learns what the charts of the chart corpus deploy and writes
 //! `crates/rules/src/charts/known.rs`; see CONTRIBUTING.md.
+//!
+//! `cargo run --release -p xtask -- parse-only DIR`
+//!
+//! Reads and parses every file of DIR on one thread and nothing more: the
+//! baseline of docs/benchmarks.md, for instruction counts under callgrind.
 
 use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]\n       cargo run -p xtask -- charts [--corpus DIR] [--out FILE]");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]\n       cargo run -p xtask -- charts [--corpus DIR] [--out FILE]\n       cargo run -p xtask -- parse-only DIR");
     std::process::exit(2)
 }
 
@@ -40,6 +45,13 @@ fn main() {
     }
     if args.first().map(String::as_str) == Some("charts") {
         std::process::exit(xtask::charts::main(&args[1..]));
+    }
+    if args.first().map(String::as_str) == Some("parse-only") {
+        let [_, dir] = args.as_slice() else { usage() };
+        let paths = xtask::parse::files(std::path::Path::new(dir));
+        let items = xtask::parse::parse_only(&paths);
+        println!("parsed {} files, {items} top-level items", paths.len());
+        return;
     }
     if args.first().map(String::as_str) == Some("schema") {
         std::process::exit(xtask::schema_main(&args[1..]));

@@ -8,7 +8,7 @@
 
 use crate::model::{Capacity, Cluster, FargateProfile, Known, Project, Provisioner, RootReference};
 use crate::source::FileId;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What [`join_clusters`] did, for a caller that keeps the project and
 /// splices units in and out of it later.
@@ -22,7 +22,7 @@ pub struct Joined {
     /// Whether any cluster was joined into another.
     pub any: bool,
     /// The keys of clusters joined away, and the key each now goes by.
-    pub rekey: HashMap<String, String>,
+    pub rekey: std::collections::HashMap<String, String>,
 }
 
 impl Joined {
@@ -67,7 +67,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
 
     // Identical copies of one eksctl definition: one cluster, kept at the
     // first copy.
-    let mut copies: HashMap<String, usize> = HashMap::new();
+    let mut copies: HashMap<String, usize> = HashMap::default();
     for (i, c) in project.clusters.iter().enumerate() {
         if c.provisioner != Provisioner::Eksctl || !c.defined {
             continue;
@@ -83,7 +83,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
 
     // Every partial or referenced cluster joins the nearest definition of
     // its name (and region, where both say) that it does not contradict.
-    let mut defined_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut defined_by_name: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, c) in project.clusters.iter().enumerate() {
         if c.defined && into[i].is_none() {
             if let Some(name) = c.name.known() {
@@ -98,7 +98,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
         .collect();
     // Partial eksctl configs no definition takes: one fragment per name and
     // region.
-    let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
+    let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::default();
     let mut stray_addons = false;
     for (i, c) in project.clusters.iter().enumerate() {
         if c.defined {
@@ -169,7 +169,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
             into: (0..n).collect(),
             kept: (0..n).collect(),
             any: false,
-            rekey: HashMap::new(),
+            rekey: std::collections::HashMap::new(),
         };
     }
     // Follow chains (a fragment joined into a second fragment that itself
@@ -190,7 +190,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
         .into_iter()
         .map(Some)
         .collect();
-    let mut rekey: HashMap<String, String> = HashMap::new();
+    let mut rekey: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     for i in 0..n {
         let t = targets[i];
         if t == i {
@@ -255,11 +255,11 @@ pub const KEY_SEPARATOR: char = '\u{0}';
 /// shared key goes to the cluster described in its file, or to none, for
 /// assignment to decide.
 fn distinct_keys(project: &mut Project) {
-    let mut count: HashMap<&str, usize> = HashMap::new();
+    let mut count: HashMap<&str, usize> = HashMap::default();
     for c in &project.clusters {
         *count.entry(c.key.as_str()).or_default() += 1;
     }
-    let shared: std::collections::HashSet<String> = count
+    let shared: rustc_hash::FxHashSet<String> = count
         .into_iter()
         .filter(|&(_, n)| n > 1)
         .map(|(k, _)| k.to_string())
@@ -268,7 +268,7 @@ fn distinct_keys(project: &mut Project) {
         return;
     }
     // (old key, file) -> new key, for every file that describes the cluster.
-    let mut by_file: HashMap<(String, FileId), String> = HashMap::new();
+    let mut by_file: HashMap<(String, FileId), String> = HashMap::default();
     for c in &mut project.clusters {
         if !shared.contains(&c.key) {
             continue;
@@ -503,7 +503,7 @@ fn profile_sig(p: &FargateProfile) -> Option<String> {
 
 /// The same association written in two copies of one config counts once.
 fn dedup_pod_identities(project: &mut Project) {
-    let mut seen: HashMap<(String, String, String), crate::source::FileId> = HashMap::new();
+    let mut seen: HashMap<(String, String, String), crate::source::FileId> = HashMap::default();
     project.pod_identities.retain(|a| {
         let (Some(key), Known::Known(ns), Known::Known(sa)) = (
             a.cluster_key.as_ref(),

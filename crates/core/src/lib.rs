@@ -37,6 +37,7 @@ pub mod frontend;
 pub mod glob;
 pub mod join;
 pub mod model;
+pub mod path;
 pub mod placement;
 pub mod schema;
 pub mod source;

@@ -72,7 +72,7 @@ impl Loc {
 const INTERNED: usize = 1 << 15;
 
 thread_local! {
-    static PATHS: std::cell::RefCell<std::collections::HashSet<std::sync::Arc<str>>> =
+    static PATHS: std::cell::RefCell<rustc_hash::FxHashSet<std::sync::Arc<str>>> =
         std::cell::RefCell::default();
 }
 

@@ -60,6 +60,40 @@ fn chart_template_with(path: &Path, known: &mut std::collections::HashMap<PathBu
     })
 }
 
+/// The bytes of `path` that order as [`Path`]'s own comparison does
+/// (component by component), so a large walk is sorted by comparing bytes
+/// instead of splitting both paths into components at each comparison.
+pub(crate) fn order_key(path: &Path) -> Vec<u8> {
+    use std::path::Component;
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut key = Vec::with_capacity(bytes.len() + 8);
+    for c in path.components() {
+        // A tag per kind, ordered as `Component`'s variants; a component's
+        // bytes hold no NUL, so 0 ends it before any longer name.
+        let (tag, name): (u8, &[u8]) = match c {
+            Component::Prefix(p) => (1, p.as_os_str().as_encoded_bytes()),
+            Component::RootDir => (2, b""),
+            Component::CurDir => (3, b""),
+            Component::ParentDir => (4, b""),
+            Component::Normal(n) => (5, n.as_encoded_bytes()),
+        };
+        key.push(tag);
+        key.extend_from_slice(name);
+        key.push(0);
+    }
+    key
+}
+
+/// Sort candidates as their derived order does (by path, then the rest).
+fn sort_candidates(files: &mut Vec<Candidate>) {
+    let mut keyed: Vec<(Vec<u8>, Candidate)> = std::mem::take(files)
+        .into_iter()
+        .map(|c| (order_key(&c.path), c))
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    files.extend(keyed.into_iter().map(|(_, c)| c));
+}
+
 /// Whether a file of this name is read when a folder is walked.
 pub fn is_lintable_name(path: &Path) -> bool {
     path.extension()
@@ -165,7 +199,7 @@ pub fn walk_to_depth(
     out.kustomization_dirs.sort();
     out.kustomization_dirs.dedup();
     // The parallel walker finds files in any order.
-    out.files.sort();
+    sort_candidates(&mut out.files);
     out.errors.sort();
     out.files.dedup_by(|a, b| {
         if a.path == b.path {
@@ -263,7 +297,7 @@ fn add_charts_of_templates(out: &mut Walked) {
     }
     if !added.is_empty() {
         out.files.extend(added);
-        out.files.sort();
+        sort_candidates(&mut out.files);
         out.files.dedup_by(|a, b| a.path == b.path);
     }
 }
@@ -374,6 +408,62 @@ pub fn walk_sorted_until(
             };
             if !visit(c) {
                 return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::order_key;
+    use std::path::Path;
+
+    #[test]
+    fn order_key_orders_as_paths_do() {
+        let mut paths: Vec<String> = [
+            "a",
+            "ab",
+            "a/b",
+            "a-b",
+            "a.b/c",
+            "a/b/c",
+            "a//b",
+            "a/./b",
+            "a/b/",
+            "./a",
+            "../a",
+            "/a",
+            "/",
+            "",
+            "a b",
+            "a/B",
+            "a/\u{e9}",
+            "team-1/x.tf",
+            "team-10/x.tf",
+            "team-1x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // Names over a small alphabet with separators, dots and dashes.
+        let alphabet = ['a', 'b', '/', '.', '-', '_', 'Z'];
+        let mut seed: u64 = 7;
+        for _ in 0..400 {
+            let mut s = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            for i in 0..(seed >> 60) {
+                s.push(alphabet[((seed >> (i * 3 % 48)) % 7) as usize]);
+            }
+            paths.push(s);
+        }
+        for a in &paths {
+            for b in &paths {
+                let (pa, pb) = (Path::new(a), Path::new(b));
+                assert_eq!(
+                    order_key(pa).cmp(&order_key(pb)),
+                    pa.cmp(pb),
+                    "{a:?} against {b:?}"
+                );
             }
         }
     }

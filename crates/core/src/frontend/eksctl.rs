@@ -13,7 +13,7 @@ use crate::source::SourceFile;
 use crate::tree::{Node, NodeKind};
 use crate::value::Value;
 use crate::workload::PodIdentityAssociation;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Whether a document is an eksctl `ClusterConfig`.
 pub fn recognise(doc: &Node) -> bool {
@@ -35,9 +35,7 @@ fn text(node: &Node) -> Known<String> {
     }
 }
 
-fn is_placeholder(s: &str) -> bool {
-    s.contains("${") || s.starts_with('$') || s.contains("{{")
-}
+use super::is_placeholder;
 
 fn located(node: &Node, path: &str) -> Located<String> {
     Located::new(text(node), loc(node, path))
@@ -48,14 +46,14 @@ fn field(parent: &Node, key: &str, path: &str) -> Option<Located<String>> {
     if n.is_null() {
         return None;
     }
-    Some(located(n, &format!("{path}.{key}")))
+    Some(located(n, &crate::path::dot(&path, &key)))
 }
 
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
-        format!("{path}.{key}")
+        crate::path::dot(&path, &key)
     }
 }
 
@@ -192,7 +190,7 @@ fn read_pod_identities(doc: &Node, key: &str, out: &mut UnitOutput) {
     for (base, list) in lists {
         let Some(items) = list.as_seq() else { continue };
         for (i, item) in items.iter().enumerate() {
-            let path = format!("{base}[{i}]");
+            let path = crate::path::index(&base, i);
             let get = |k: &str| match item.get(k) {
                 Some(n) if !n.is_null() => located(n, &join(&path, k)),
                 _ => Located::new(Known::Unknown, loc(item, &path)),
@@ -243,7 +241,7 @@ fn read_node_groups(doc: &Node, cluster: &mut Cluster) {
             continue;
         };
         for (i, ng) in items.iter().enumerate() {
-            let path = format!("{key}[{i}]");
+            let path = crate::path::index(&key, i);
             let name = match ng.get("name") {
                 Some(n) => located(n, &join(&path, "name")),
                 None => Located::new(Known::Unknown, loc(ng, &path)),
@@ -298,7 +296,7 @@ fn parse_embedded(s: &str) -> Known<Value> {
 
 /// Subnet ids listed under `vpc.subnets.public` / `.private`, with their entry.
 fn subnet_visibility(doc: &Node) -> HashMap<String, (SubnetVisibility, Loc)> {
-    let mut map: HashMap<String, (SubnetVisibility, Loc)> = HashMap::new();
+    let mut map: HashMap<String, (SubnetVisibility, Loc)> = HashMap::default();
     let mut ambiguous = Vec::new();
     let Some(subnets) = doc.get("vpc").and_then(|v| v.get("subnets")) else {
         return map;
@@ -353,7 +351,7 @@ fn read_profile(
                     items
                         .iter()
                         .enumerate()
-                        .map(|(i, sel)| read_selector(sel, &format!("{sel_path}[{i}]")))
+                        .map(|(i, sel)| read_selector(sel, &crate::path::index(&sel_path, i)))
                         .collect(),
                 ),
                 loc(s, &sel_path),
@@ -371,7 +369,7 @@ fn read_profile(
                     .iter()
                     .enumerate()
                     .map(|(i, n)| {
-                        let id = located(n, &format!("{subnet_path}[{i}]"));
+                        let id = located(n, &crate::path::index(&subnet_path, i));
                         let found = id.known().and_then(|k| subnets.get(k));
                         SubnetRef {
                             visibility: found.map(|(v, _)| *v).into(),

@@ -173,7 +173,7 @@ fn read_karpenter(obj: &Value, kind: &str, path: &str, out: &mut UnitOutput) {
             let node_class = node
                 .and_then(|n| n.get(class_key))
                 .and_then(|r| r.get("name"))
-                .map(|n| located_str(n, &join(&node_path, &format!("{class_key}.name"))));
+                .map(|n| located_str(n, &join(&node_path, &crate::path::dot(&class_key, "name"))));
             out.karpenter.node_pools.push(crate::workload::NodePool {
                 name,
                 startup_taints,
@@ -221,7 +221,7 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     match (path.is_empty(), key.is_empty()) {
         (true, _) => key.to_string(),
         (_, true) => path.to_string(),
-        _ => format!("{path}.{key}"),
+        _ => crate::path::dot(&path, &key),
     }
 }
 
@@ -229,9 +229,7 @@ pub(crate) fn loc_of(v: &Value, path: &str) -> Loc {
     Loc::new(v.span.unwrap_or_default(), path)
 }
 
-fn is_placeholder(s: &str) -> bool {
-    s.contains("${") || s.contains("{{") || s.starts_with('$')
-}
+use super::is_placeholder;
 
 fn text(v: &Value) -> Known<String> {
     match &v.kind {
@@ -309,7 +307,7 @@ pub fn read_tolerations(v: Option<&Value>, path: &str) -> Known<Vec<Toleration>>
                         operator,
                         value: opt_text(t.get("value")),
                         effect: opt_text(t.get("effect")),
-                        loc: loc_of(t, &format!("{path}[{i}]")),
+                        loc: loc_of(t, &crate::path::index(&path, i)),
                     }
                 })
                 .collect(),
@@ -356,7 +354,7 @@ fn containers(v: Option<&Value>, path: &str) -> Known<Vec<Container>> {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let cp = format!("{path}[{i}]");
+                    let cp = crate::path::index(&path, i);
                     // `resources = var.x`: its requests and limits are unknown too.
                     let unknown = Value::unknown(None);
                     let res = c.get("resources");
@@ -396,12 +394,20 @@ fn containers(v: Option<&Value>, path: &str) -> Known<Vec<Container>> {
                     Container {
                         name: c.get("name").map_or(Known::Unknown, text),
                         loc: loc_of(c, &cp),
-                        requests: resources(part("requests"), &format!("{cp}.resources.requests")),
-                        limits: resources(part("limits"), &format!("{cp}.resources.limits")),
+                        requests: resources(
+                            part("requests"),
+                            &crate::path::dot(&cp, "resources.requests"),
+                        ),
+                        limits: resources(
+                            part("limits"),
+                            &crate::path::dot(&cp, "resources.limits"),
+                        ),
                         privileged: c
                             .get("securityContext")
                             .and_then(|s| s.get("privileged"))
-                            .and_then(|p| bool_of(p, &format!("{cp}.securityContext.privileged"))),
+                            .and_then(|p| {
+                                bool_of(p, &crate::path::dot(&cp, "securityContext.privileged"))
+                            }),
                         host_ports,
                         gpus,
                     }
@@ -530,7 +536,7 @@ pub fn parse_map_roles(s: &str, at: crate::source::Span, path: &str) -> Known<Ve
                     Some(u) if !u.contains("${") => Known::Known(u.to_string()),
                     _ => Known::Unknown,
                 },
-                loc: Loc::new(at, format!("{path}[{i}]")),
+                loc: Loc::new(at, crate::path::index(&path, i)),
             })
             .collect(),
     )

@@ -318,8 +318,28 @@ pub fn recognise(doc: &Node) -> Option<Format> {
     None
 }
 
+/// Whether a scalar is a placeholder another tool fills in (`${VAR}`,
+/// `{{ .Values.x }}`, `$VAR`): unknown, not a name. Called for nearly every
+/// scalar, so it scans bytes rather than searching for two patterns.
+pub(crate) fn is_placeholder(s: &str) -> bool {
+    s.starts_with('$')
+        || s.as_bytes()
+            .windows(2)
+            .any(|w| w[1] == b'{' && (w[0] == b'$' || w[0] == b'{'))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn placeholders_as_the_patterns_say() {
+        for s in ["${A}", "$A", "a-${b}", "{{ .Values.x }}", "x{{y", "$"] {
+            assert!(super::is_placeholder(s), "{s}");
+        }
+        for s in ["", "a", "{a}", "a$", "a$b", "}{", "{ {", "kube-system"] {
+            assert!(!super::is_placeholder(s), "{s}");
+        }
+    }
+
     use super::terraform_template;
 
     #[test]

@@ -238,7 +238,7 @@ pub fn check_pod_template(tpl: &crate::tree::Node, path: &str, out: &mut Vec<Sch
     };
     check_node(&w, tpl, "PodTemplateSpec", path, out);
     if let Some(spec) = tpl.get("spec") {
-        check_tolerations(spec, &format!("{path}.spec"), out);
+        check_tolerations(spec, &crate::path::dot(&path, "spec"), out);
     }
 }
 
@@ -341,7 +341,7 @@ pub fn check_template(doc: &crate::tree::Node, out: &mut Vec<SchemaFinding>) {
                     check_addon_configuration(
                         s,
                         cv.span,
-                        &format!("{path}.ConfigurationValues"),
+                        &crate::path::dot(&path, "ConfigurationValues"),
                         out,
                     );
                 }

@@ -9,7 +9,7 @@
 //! ```
 //! Leaf types (`str`, `bool`, `num`, `any`) are not checked by key.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A field's coarse type: enough to tell a nested object from a leaf.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -52,16 +52,19 @@ pub fn link(t: &Template<'_>, arn: Option<&Node>, cluster: &mut Cluster, pi: usi
 
 fn read_role(t: &Template<'_>, r: &Resource<'_>, path: String) -> ExecutionRole {
     let loc = Loc::new(r.key.span, path.clone());
-    let props = format!("{path}.Properties");
-    let name = t
-        .present(r.prop("RoleName"))
-        .map(|n| Located::new(t.eval_str(n), Loc::new(n.span, format!("{props}.RoleName"))));
+    let props = crate::path::dot(&path, "Properties");
+    let name = t.present(r.prop("RoleName")).map(|n| {
+        Located::new(
+            t.eval_str(n),
+            Loc::new(n.span, crate::path::dot(&props, "RoleName")),
+        )
+    });
     // An empty path (a parameter defaulting to '') is the root path.
     let role_path = match t.present(r.prop("Path")) {
         Some(p) => Located::new(
             t.eval_str(p)
                 .map(|s| if s.is_empty() { "/".into() } else { s }),
-            Loc::new(p.span, format!("{props}.Path")),
+            Loc::new(p.span, crate::path::dot(&props, "Path")),
         ),
         None => Located::new(Known::Known("/".into()), loc.clone()),
     };

@@ -191,17 +191,17 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         let (name_node, name_path, version_node, version_path) = if r.ty == CLUSTER {
             (
                 r.prop("Name"),
-                format!("{path}.Properties.Name"),
+                crate::path::dot(&path, "Properties.Name"),
                 r.prop("Version"),
-                format!("{path}.Properties.Version"),
+                crate::path::dot(&path, "Properties.Version"),
             )
         } else {
             let config = r.prop("Config");
             (
                 config.and_then(|c| c.get("name")),
-                format!("{path}.Properties.Config.name"),
+                crate::path::dot(&path, "Properties.Config.name"),
                 config.and_then(|c| c.get("version")),
-                format!("{path}.Properties.Config.version"),
+                crate::path::dot(&path, "Properties.Config.version"),
             )
         };
         let name = Located::new(
@@ -252,11 +252,11 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         let (cluster_node, cluster_path) = match r.ty {
             PROFILE | NODEGROUP | ADDON | cdk::HELM_CHART | cdk::MANIFEST => (
                 r.prop("ClusterName"),
-                format!("{path}.Properties.ClusterName"),
+                crate::path::dot(&path, "Properties.ClusterName"),
             ),
             CDK_PROFILE => (
                 r.prop("Config").and_then(|c| c.get("clusterName")),
-                format!("{path}.Properties.Config.clusterName"),
+                crate::path::dot(&path, "Properties.Config.clusterName"),
             ),
             _ => continue,
         };
@@ -288,7 +288,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
                 let name = match r.prop("NodegroupName") {
                     Some(n) => Located::new(
                         t.eval_str(n),
-                        Loc::new(n.span, format!("{path}.Properties.NodegroupName")),
+                        Loc::new(n.span, crate::path::dot(&path, "Properties.NodegroupName")),
                     ),
                     None => Located::new(Known::Unknown, ng_loc.clone()),
                 };
@@ -488,7 +488,7 @@ fn auto_mode_capacity(t: &Template<'_>, r: &template::Resource<'_>, path: &str) 
     match t.eval_str(enabled).known().map(|s| s.to_ascii_lowercase()) {
         Some(s) if s == "true" => Capacity::Declared(Loc::new(
             enabled.span,
-            format!("{path}.Properties.ComputeConfig.Enabled"),
+            crate::path::dot(&path, "Properties.ComputeConfig.Enabled"),
         )),
         Some(s) if s == "false" => Capacity::None,
         _ => Capacity::Unknown,
@@ -519,20 +519,26 @@ fn read_profile(
     path: &str,
     resource: ResourceRef,
 ) -> FargateProfile {
-    let props = format!("{path}.Properties");
+    let props = crate::path::dot(&path, "Properties");
     let profile_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
         r.prop("FargateProfileName"),
-        || format!("{props}.FargateProfileName"),
+        || crate::path::dot(&props, "FargateProfileName"),
         &profile_loc,
     );
-    let sel_path = format!("{props}.Selectors");
+    let sel_path = crate::path::dot(&props, "Selectors");
     let (selectors, selectors_loc) = match r.prop("Selectors") {
         None => (Known::Known(Vec::new()), profile_loc.clone()),
         Some(s) => (
             read_list(s, |item, i| {
-                read_selector(t, item, &format!("{sel_path}[{i}]"), "Namespace", "Labels")
+                read_selector(
+                    t,
+                    item,
+                    &crate::path::index(&sel_path, i),
+                    "Namespace",
+                    "Labels",
+                )
             }),
             Loc::new(s.span, sel_path),
         ),
@@ -542,10 +548,10 @@ fn read_profile(
         loc: profile_loc,
         selectors,
         selectors_loc,
-        subnets: read_subnets(t, r.prop("Subnets"), &format!("{props}.Subnets")),
+        subnets: read_subnets(t, r.prop("Subnets"), &crate::path::dot(&props, "Subnets")),
         pod_execution_role: r
             .prop("PodExecutionRoleArn")
-            .map(|n| located(t, n, format!("{props}.PodExecutionRoleArn"))),
+            .map(|n| located(t, n, crate::path::dot(&props, "PodExecutionRoleArn"))),
         role_ref: None,
         resource: Some(resource),
         created_concurrently: true,
@@ -558,23 +564,29 @@ fn read_cdk_profile(
     path: &str,
     resource: ResourceRef,
 ) -> FargateProfile {
-    let cfg_path = format!("{path}.Properties.Config");
+    let cfg_path = crate::path::dot(&path, "Properties.Config");
     let config = r.prop("Config");
     let get = |k: &str| config.and_then(|c| t.present(c.get(k)));
     let profile_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
         get("fargateProfileName"),
-        || format!("{cfg_path}.fargateProfileName"),
+        || crate::path::dot(&cfg_path, "fargateProfileName"),
         &profile_loc,
     );
-    let sel_path = format!("{cfg_path}.selectors");
+    let sel_path = crate::path::dot(&cfg_path, "selectors");
     let (selectors, selectors_loc) = match (config, get("selectors")) {
         (Some(_), None) => (Known::Known(Vec::new()), profile_loc.clone()),
         (None, _) => (Known::Unknown, profile_loc.clone()),
         (Some(_), Some(s)) => (
             read_list(s, |item, i| {
-                read_selector(t, item, &format!("{sel_path}[{i}]"), "namespace", "labels")
+                read_selector(
+                    t,
+                    item,
+                    &crate::path::index(&sel_path, i),
+                    "namespace",
+                    "labels",
+                )
             }),
             Loc::new(s.span, sel_path),
         ),
@@ -584,9 +596,9 @@ fn read_cdk_profile(
         loc: profile_loc,
         selectors,
         selectors_loc,
-        subnets: read_subnets(t, get("subnets"), &format!("{cfg_path}.subnets")),
+        subnets: read_subnets(t, get("subnets"), &crate::path::dot(&cfg_path, "subnets")),
         pod_execution_role: get("podExecutionRoleArn")
-            .map(|n| located(t, n, format!("{cfg_path}.podExecutionRoleArn"))),
+            .map(|n| located(t, n, crate::path::dot(&cfg_path, "podExecutionRoleArn"))),
         role_ref: None,
         resource: Some(resource),
         created_concurrently: true,
@@ -613,17 +625,17 @@ fn read_selector(
     labels_key: &str,
 ) -> Selector {
     let namespace = match t.present(sel.get(ns_key)) {
-        Some(n) => located(t, n, format!("{path}.{ns_key}")),
+        Some(n) => located(t, n, crate::path::dot(&path, &ns_key)),
         None => Located::new(Known::Known(String::new()), Loc::new(sel.span, path)),
     };
-    let labels_path = format!("{path}.{labels_key}");
+    let labels_path = crate::path::dot(&path, &labels_key);
     let (labels, labels_loc) = match t.present(sel.get(labels_key)) {
         None => (Known::Known(Vec::new()), None),
         Some(l) => {
             let labels = match &l.kind {
                 // AWS::EKS::FargateProfile: a list of {Key, Value}.
                 NodeKind::Seq(_) => read_list(l, |item, i| {
-                    let p = format!("{labels_path}[{i}]");
+                    let p = crate::path::index(&labels_path, i);
                     Label {
                         key: item.get("Key").map_or(Known::Unknown, |k| t.eval_str(k)),
                         value: item.get("Value").map_or(Known::Unknown, |v| t.eval_str(v)),
@@ -641,7 +653,7 @@ fn read_selector(
                                 value: t.eval_str(&e.value),
                                 loc: Loc::new(
                                     e.key.span.cover(e.value.span),
-                                    format!("{labels_path}.{k}"),
+                                    crate::path::dot(&labels_path, &k),
                                 ),
                             }
                         })
@@ -676,7 +688,7 @@ fn read_subnets(t: &Template<'_>, node: Option<&Node>, path: &str) -> Known<Vec<
             items
                 .iter()
                 .enumerate()
-                .map(|(i, n)| t.subnet(n, format!("{path}[{i}]")))
+                .map(|(i, n)| t.subnet(n, crate::path::index(&path, i)))
                 .collect(),
         );
     }
@@ -701,12 +713,12 @@ fn read_addon(
     path: &str,
     resource: ResourceRef,
 ) -> Addon {
-    let props = format!("{path}.Properties");
+    let props = crate::path::dot(&path, "Properties");
     let addon_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
         r.prop("AddonName"),
-        || format!("{props}.AddonName"),
+        || crate::path::dot(&props, "AddonName"),
         &addon_loc,
     );
     let configuration = t.present(r.prop("ConfigurationValues")).map(|cv| {
@@ -716,7 +728,7 @@ fn read_addon(
         };
         Located::new(
             value,
-            Loc::new(cv.span, format!("{props}.ConfigurationValues")),
+            Loc::new(cv.span, crate::path::dot(&props, "ConfigurationValues")),
         )
     });
     Addon {
@@ -724,7 +736,7 @@ fn read_addon(
         loc: addon_loc,
         version: t
             .present(r.prop("AddonVersion"))
-            .map(|v| located(t, v, format!("{props}.AddonVersion"))),
+            .map(|v| located(t, v, crate::path::dot(&props, "AddonVersion"))),
         configuration,
         before_compute: false,
         resource: Some(resource),

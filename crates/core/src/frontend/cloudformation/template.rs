@@ -394,7 +394,10 @@ impl<'a> Template<'a> {
             {
                 return (
                     Known::Known(SubnetVisibility::Public),
-                    Some(Loc::new(m.span, format!("{base}.MapPublicIpOnLaunch"))),
+                    Some(Loc::new(
+                        m.span,
+                        crate::path::dot(&base, "MapPublicIpOnLaunch"),
+                    )),
                 );
             }
         }

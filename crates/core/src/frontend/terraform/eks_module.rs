@@ -445,7 +445,11 @@ fn read_instance(
                 "cluster_name"
             };
             let nv = attr(name_attr);
-            let cname = located_str(nv.as_ref(), bspan, &format!("{module_path}.{name_attr}"));
+            let cname = located_str(
+                nv.as_ref(),
+                bspan,
+                &crate::path::dot(&module_path, &name_attr),
+            );
             let key = match cname.known() {
                 Some(n) => n.clone(),
                 None => format!("terraform:{}:{addr}", b.tag),
@@ -458,8 +462,8 @@ fn read_instance(
             );
             let mut c = Cluster::new(cname, key, cloc, Provisioner::Terraform);
             let ver = attr("kubernetes_version").or_else(|| attr("cluster_version"));
-            c.version =
-                ver.map(|v| located_str(Some(&v), bspan, &format!("{module_path}.version")));
+            c.version = ver
+                .map(|v| located_str(Some(&v), bspan, &crate::path::dot(&module_path, "version")));
             read_addons(ctx, body, file, sc, &module_path, &mut c);
             c.authentication_mode = super::auth::module_authentication_mode(ctx, body, file, sc);
             // v20.x and later pass it on to the cluster; true unless set.
@@ -539,7 +543,11 @@ fn read_instance(
             p.role_ref = match (is_false(attr("create_iam_role").as_ref()), given) {
                 (true, Some(e)) => {
                     p.pod_execution_role = attr("iam_role_arn").map(|v| {
-                        located_str(Some(&v), bspan, &format!("{module_path}.iam_role_arn"))
+                        located_str(
+                            Some(&v),
+                            bspan,
+                            &crate::path::dot(&module_path, "iam_role_arn"),
+                        )
                     });
                     super::auth::role_ref(e, prefix)
                 }
@@ -616,7 +624,7 @@ fn node_groups(
         };
         if let Some(span) = first {
             let span = span.or(x.span).unwrap_or_default();
-            return Capacity::Declared(Loc::new(span, format!("{module_path}.{key}")));
+            return Capacity::Declared(Loc::new(span, crate::path::dot(&module_path, &key)));
         }
     }
     if unknown {
@@ -689,7 +697,7 @@ fn read_addons(
                 Known::Unknown,
                 Loc::new(
                     a.span.unwrap_or(span),
-                    format!("{path}.configuration_values"),
+                    crate::path::dot(&path, "configuration_values"),
                 ),
             )
         });
@@ -700,7 +708,7 @@ fn read_addons(
                     decoded.into(),
                     Loc::new(
                         cv.span.unwrap_or(span),
-                        format!("{path}.configuration_values"),
+                        crate::path::dot(&path, "configuration_values"),
                     ),
                 )
             })
@@ -710,7 +718,7 @@ fn read_addons(
             loc: Loc::new(span, path.clone()),
             version: a
                 .get("addon_version")
-                .map(|v| located_str(Some(v), span, &format!("{path}.addon_version"))),
+                .map(|v| located_str(Some(v), span, &crate::path::dot(&path, "addon_version"))),
             configuration,
             before_compute: matches!(
                 a.get("before_compute").map(|v| &v.kind),
@@ -773,7 +781,7 @@ fn profile(
     form: ProfileForm,
 ) -> FargateProfile {
     let name = match entry.get("name") {
-        Some(n) => located_str(Some(n), span, &format!("{path}.name")),
+        Some(n) => located_str(Some(n), span, &crate::path::dot(&path, "name")),
         None => Located::new(Known::Known(key.to_string()), Loc::new(span, path)),
     };
     let sel_val = entry
@@ -781,10 +789,10 @@ fn profile(
         .or_else(|| defaults.and_then(|d| d.get("selectors")));
     let selectors_loc = Loc::new(
         sel_val.and_then(|s| s.span).unwrap_or(span),
-        format!("{path}.selectors"),
+        crate::path::dot(&path, "selectors"),
     );
     let selectors = match (sel_val, entry.get("namespace"), form) {
-        (Some(s), _, _) => selectors_from_list(s, &format!("{path}.selectors")),
+        (Some(s), _, _) => selectors_from_list(s, &crate::path::dot(&path, "selectors")),
         (None, Some(_), ProfileForm::Direct) => Known::Known(vec![selector(entry, path, span)]),
         (None, Some(_), ProfileForm::Unknown) => Known::Unknown,
         (None, _, _) => Known::Known(Vec::new()),
@@ -800,7 +808,7 @@ fn profile(
         selectors,
         selectors_loc,
         subnets: subnets.map_or(Known::Unknown, |s| {
-            super::network::subnet_refs(env, s, &format!("{path}.subnet_ids"))
+            super::network::subnet_refs(env, s, &crate::path::dot(&path, "subnet_ids"))
         }),
         pod_execution_role: None,
         role_ref: None,
@@ -818,14 +826,18 @@ pub fn selectors_from_list(s: &Value, path: &str) -> Known<Vec<Selector>> {
         items
             .iter()
             .enumerate()
-            .map(|(i, x)| selector(x, &format!("{path}[{i}]"), s.span.unwrap_or_default()))
+            .map(|(i, x)| selector(x, &crate::path::index(&path, i), s.span.unwrap_or_default()))
             .collect(),
     )
 }
 
 pub fn selector(x: &Value, path: &str, fallback: Span) -> Selector {
     let span = x.span.unwrap_or(fallback);
-    let namespace = located_str(x.get("namespace"), span, &format!("{path}.namespace"));
+    let namespace = located_str(
+        x.get("namespace"),
+        span,
+        &crate::path::dot(&path, "namespace"),
+    );
     let (labels, labels_loc) = match x.get("labels") {
         None => (
             if x.is_unknown() {
@@ -836,7 +848,7 @@ pub fn selector(x: &Value, path: &str, fallback: Span) -> Selector {
             None,
         ),
         Some(l) => {
-            let lpath = format!("{path}.labels");
+            let lpath = crate::path::dot(&path, "labels");
             let loc = Loc::new(l.span.unwrap_or(span), lpath.clone());
             (labels_of(l, &lpath, span), Some(loc))
         }
@@ -872,7 +884,7 @@ pub fn labels_of(l: &Value, path: &str, fallback: Span) -> Known<Vec<Label>> {
                 .map(|(i, it)| Label {
                     key: it.get("key").and_then(eval::scalar_text).into(),
                     value: it.get("value").and_then(eval::scalar_text).into(),
-                    loc: Loc::new(it.span.unwrap_or(fallback), format!("{path}[{i}]")),
+                    loc: Loc::new(it.span.unwrap_or(fallback), crate::path::index(&path, i)),
                 })
                 .collect(),
         ),

@@ -12,7 +12,7 @@ use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::template::{Directive, Element, Template};
 use hcl_edit::Span as _;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A reference: `aws_eks_cluster.this.name` is root `aws_eks_cluster`, attrs `[this, name]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -152,7 +152,7 @@ pub struct GraphBuilder {
 }
 
 pub fn profiles_node(module_addr: &str) -> String {
-    format!("{module_addr}.fargate_profiles")
+    crate::path::dot(&module_addr, "fargate_profiles")
 }
 
 fn outputs_node(module_addr: &str) -> String {
@@ -205,7 +205,7 @@ impl GraphBuilder {
             }
             owners.push((mine, b));
         }
-        let mut local_memo: HashMap<String, Vec<Ref>> = HashMap::new();
+        let mut local_memo: HashMap<String, Vec<Ref>> = HashMap::default();
         for (mine, b) in owners {
             let mut refs = refs_of_body(&b.body);
             expand_locals(&mut refs, decls, &mut local_memo);
@@ -312,7 +312,7 @@ impl GraphBuilder {
 /// Replace `local.x` references by what the local refers to, transitively.
 fn expand_locals(refs: &mut Vec<Ref>, decls: &Decls<'_>, memo: &mut HashMap<String, Vec<Ref>>) {
     let mut out = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut stack: Vec<Ref> = std::mem::take(refs);
     while let Some(r) = stack.pop() {
         if r.root == "local" {

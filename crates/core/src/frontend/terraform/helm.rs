@@ -35,27 +35,35 @@ pub fn read(
         let sc = &inst.scope;
         let attr = |n: &str| ctx.eval_attr(body, n, file, sc);
         let namespace = match attr("namespace") {
-            Some(ns) => located_str(Some(&ns), header, &format!("{path}.namespace")),
+            Some(ns) => located_str(Some(&ns), header, &crate::path::dot(&path, "namespace")),
             None => Located::new(
                 Known::Known("default".to_string()),
-                Loc::new(header, format!("{path}.namespace")),
+                Loc::new(header, crate::path::dot(&path, "namespace")),
             ),
         };
         let mut sources = Vec::new();
         let values = merged_values(ctx, block, file, sc, &path, &mut sources);
         let repository = attr("repository");
-        let chart = located_str(attr("chart").as_ref(), header, &format!("{path}.chart"));
+        let chart = located_str(
+            attr("chart").as_ref(),
+            header,
+            &crate::path::dot(&path, "chart"),
+        );
         let chart_dir = repository
             .is_none()
             .then(|| local_chart(ctx, chart.known()?))
             .flatten();
         let rel = HelmRelease {
-            name: located_str(attr("name").as_ref(), header, &format!("{path}.name")),
+            name: located_str(
+                attr("name").as_ref(),
+                header,
+                &crate::path::dot(&path, "name"),
+            ),
             chart,
             repository: repository
-                .map(|r| located_str(Some(&r), header, &format!("{path}.repository"))),
+                .map(|r| located_str(Some(&r), header, &crate::path::dot(&path, "repository"))),
             version: attr("version")
-                .map(|r| located_str(Some(&r), header, &format!("{path}.version"))),
+                .map(|r| located_str(Some(&r), header, &crate::path::dot(&path, "version"))),
             namespace,
             values,
             value_sources: sources,
@@ -218,7 +226,7 @@ fn merged_values(
             };
             sources.push(ValueSource {
                 kind: ValueSourceKind::Set,
-                loc: Loc::new(n.span.unwrap_or_default(), format!("{path}.{kind}")),
+                loc: Loc::new(n.span.unwrap_or_default(), crate::path::dot(&path, &kind)),
                 origin: None,
             });
             if !insert(&mut acc, &segs, leaf, n.span) {

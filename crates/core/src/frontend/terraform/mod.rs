@@ -33,7 +33,7 @@ use eval::{span_of, Decls, Env, Scope};
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::Span as _;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -111,7 +111,7 @@ pub(crate) struct Written {
 pub(crate) fn load_written(
     dir: &Path,
     written: Vec<Written>,
-    vars: HashMap<String, Value>,
+    vars: std::collections::HashMap<String, Value>,
     sources: &Sources,
     limits: Limits,
 ) -> (UnitOutput, Value) {
@@ -272,7 +272,7 @@ fn module_key(prefix: &str) -> String {
 /// `.terraform/modules/modules.json`, which `terraform init` writes: module
 /// keys to the folders (relative to the root) it installed their code into.
 fn installed_modules(dir: &Path, sources: &Sources) -> HashMap<String, std::path::PathBuf> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     let path = dir.join(".terraform").join("modules").join("modules.json");
     if !path.is_file() {
         return out;
@@ -337,8 +337,7 @@ fn local_module_order(blocks: &[(&Block, FileId)], is_local: &dyn Fn(usize) -> b
     let mut done: Vec<usize> = Vec::new();
     let mut left: Vec<usize> = (0..calls.len()).collect();
     while !left.is_empty() {
-        let pending: std::collections::HashSet<&str> =
-            left.iter().map(|&k| name(calls[k])).collect();
+        let pending: rustc_hash::FxHashSet<&str> = left.iter().map(|&k| name(calls[k])).collect();
         let ready: Vec<usize> = left
             .iter()
             .copied()
@@ -404,7 +403,7 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
             &module,
             &sources,
             limits,
-            Inputs::Root(HashMap::new()),
+            Inputs::Root(std::collections::HashMap::new()),
             "",
             0,
         );
@@ -653,7 +652,7 @@ fn read_tfvars(
     listing: &Listing,
     sources: &Sources,
     limits: Limits,
-) -> HashMap<String, Value> {
+) -> std::collections::HashMap<String, Value> {
     let mut names = vec![
         "terraform.tfvars".to_string(),
         "terraform.tfvars.json".to_string(),
@@ -666,7 +665,7 @@ fn read_tfvars(
             .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
             .cloned(),
     );
-    let mut vars = HashMap::new();
+    let mut vars = std::collections::HashMap::new();
     let decls = Decls::default();
     for n in names {
         let Some(f) = listing.has(&n).and_then(|e| listing.load(dir, e, sources)) else {
@@ -730,9 +729,9 @@ fn is_empty_value(v: &Value) -> bool {
 
 /// Where a module's variables come from.
 enum Inputs {
-    Root(HashMap<String, Value>),
+    Root(std::collections::HashMap<String, Value>),
     /// Values passed by the calling module block.
-    Child(HashMap<String, Value>),
+    Child(std::collections::HashMap<String, Value>),
 }
 
 pub(crate) fn label(b: &Block, i: usize) -> Option<&str> {
@@ -1071,21 +1070,21 @@ impl Builder {
                         self.note_block(pf, b, prefix, &format!("module.{n}"));
                     }
                     ("data", Some(t), Some(n)) => {
-                        decls.data.insert(format!("{t}.{n}"), (id, &b.body));
+                        decls.data.insert(crate::path::dot(&t, &n), (id, &b.body));
                     }
                     ("resource", Some(t), Some(n)) => {
-                        self.note_block(pf, b, prefix, &format!("{t}.{n}"));
+                        self.note_block(pf, b, prefix, &crate::path::dot(&t, &n));
                         let repeated =
                             b.body.has_attribute("count") || b.body.has_attribute("for_each");
                         decls
                             .resources
-                            .insert(format!("{t}.{n}"), (id, &b.body, repeated));
+                            .insert(crate::path::dot(&t, &n), (id, &b.body, repeated));
                         if let Some(r) = b.span() {
                             let r = json_syntax::remap(id, r);
                             let text = &pf.file.text[pf.file.clamp(r.start)..pf.file.clamp(r.end)];
                             let end = text.find('{').unwrap_or(text.len());
                             decls.headers.insert(
-                                format!("{t}.{n}"),
+                                crate::path::dot(&t, &n),
                                 Span::new(id, r.start, r.start + text[..end].trim_end().len()),
                             );
                         }
@@ -1107,7 +1106,7 @@ impl Builder {
         // its empty defaults ("", [], {}, null) mean "the caller sets this",
         // so read alone they are unknown rather than empty.
         let library = matches!(inputs, Inputs::Root(_)) && !configures_provider(module);
-        let mut vars = HashMap::new();
+        let mut vars = std::collections::HashMap::new();
         let mut names: Vec<&String> = decls.variables.keys().collect();
         names.sort();
         for name in names {
@@ -1243,7 +1242,7 @@ impl Builder {
         let kind_at = |i: usize| block_kinds.get(i).cloned().flatten();
         // By name for references (the first block of a name wins, as
         // Terraform would reject a second one anyway).
-        let mut kinds: HashMap<String, eks_module::Kind> = HashMap::new();
+        let mut kinds: HashMap<String, eks_module::Kind> = HashMap::default();
         for (i, (b, _)) in blocks.iter().enumerate() {
             if b.ident.as_str() == "module" {
                 if let (Some(name), Some(k)) = (label(b, 0), kind_at(i)) {
@@ -1571,7 +1570,7 @@ impl Builder {
                 return;
             }
             self.modules_loaded += 1;
-            let mut values = HashMap::new();
+            let mut values = std::collections::HashMap::new();
             for s in b.body.iter() {
                 if let Structure::Attribute(a) = s {
                     let k = a.key.as_str();

@@ -44,12 +44,12 @@ pub fn read(
             namespace: located_str(
                 attr("namespace").as_ref(),
                 header,
-                &format!("{path}.namespace"),
+                &crate::path::dot(&path, "namespace"),
             ),
             service_account: located_str(
                 attr("service_account").as_ref(),
                 header,
-                &format!("{path}.service_account"),
+                &crate::path::dot(&path, "service_account"),
             ),
             loc: Loc::new(header, path),
             cluster_key,
@@ -102,10 +102,10 @@ pub fn read_karpenter(
             continue;
         }
         let input = |n: &str, default: &str| match attr(n) {
-            Some(v) => located_str(Some(&v), header, &format!("{path}.{n}")),
+            Some(v) => located_str(Some(&v), header, &crate::path::dot(&path, &n)),
             None => Located::new(
                 Known::Known(default.to_string()),
-                Loc::new(header, format!("{path}.{n}")),
+                Loc::new(header, crate::path::dot(&path, &n)),
             ),
         };
         let cluster = attr("cluster_name");

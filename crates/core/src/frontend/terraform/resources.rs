@@ -42,7 +42,7 @@ pub fn read(
             for inst in insts {
                 let path = format!("{addr}{}", inst.suffix);
                 let nv = ctx.eval_attr(body, "name", file, &inst.scope);
-                let cname = located_str(nv.as_ref(), bspan, &format!("{path}.name"));
+                let cname = located_str(nv.as_ref(), bspan, &crate::path::dot(&path, "name"));
                 let key = match cname.known() {
                     Some(n) => n.clone(),
                     None => format!("terraform:{}:{path}", b.tag),
@@ -55,7 +55,7 @@ pub fn read(
                 );
                 c.version = ctx
                     .eval_attr(body, "version", file, &inst.scope)
-                    .map(|v| located_str(Some(&v), bspan, &format!("{path}.version")));
+                    .map(|v| located_str(Some(&v), bspan, &crate::path::dot(&path, "version")));
                 c.authentication_mode =
                     super::auth::cluster_authentication_mode(ctx, body, file, &inst.scope);
                 c.self_managed_addons =
@@ -113,11 +113,11 @@ pub fn read(
                     let s = ctx.eval_attr(body, "selectors", file, sc);
                     let sl = Loc::new(
                         s.as_ref().and_then(|s| s.span).unwrap_or(bspan),
-                        format!("{path}.selectors"),
+                        crate::path::dot(&path, "selectors"),
                     );
                     (
                         s.map_or(Known::Known(Vec::new()), |s| {
-                            selectors_from_list(&s, &format!("{path}.selectors"))
+                            selectors_from_list(&s, &crate::path::dot(&path, "selectors"))
                         }),
                         sl,
                     )
@@ -127,12 +127,16 @@ pub fn read(
                 let subnets = ctx
                     .eval_attr(body, if awscc { "subnets" } else { "subnet_ids" }, file, sc)
                     .map_or(Known::Unknown, |s| {
-                        subnet_refs(ctx.env, &s, &format!("{path}.subnet_ids"))
+                        subnet_refs(ctx.env, &s, &crate::path::dot(&path, "subnet_ids"))
                     });
                 let role = ctx
                     .eval_attr(body, "pod_execution_role_arn", file, sc)
                     .map(|r| {
-                        located_str(Some(&r), bspan, &format!("{path}.pod_execution_role_arn"))
+                        located_str(
+                            Some(&r),
+                            bspan,
+                            &crate::path::dot(&path, "pod_execution_role_arn"),
+                        )
                     });
                 let arn = body
                     .get_attribute("pod_execution_role_arn")
@@ -142,7 +146,7 @@ pub fn read(
                     name: located_str(
                         pname.as_ref(),
                         inst.span,
-                        &format!("{path}.fargate_profile_name"),
+                        &crate::path::dot(&path, "fargate_profile_name"),
                     ),
                     loc,
                     selectors,
@@ -174,7 +178,7 @@ pub fn read(
                                 name: located_str(
                                     n.as_ref(),
                                     inst.span,
-                                    &format!("{path}.node_group_name"),
+                                    &crate::path::dot(&path, "node_group_name"),
                                 ),
                                 loc: loc.clone(),
                                 managed: true,
@@ -215,16 +219,20 @@ pub fn read(
                             text::decode(ctx.env, &cv).into(),
                             Loc::new(
                                 cv.span.unwrap_or(bspan),
-                                format!("{path}.configuration_values"),
+                                crate::path::dot(&path, "configuration_values"),
                             ),
                         )
                     });
                 b.clusters[ci].addons.push(Addon {
-                    name: located_str(n.as_ref(), inst.span, &format!("{path}.addon_name")),
+                    name: located_str(
+                        n.as_ref(),
+                        inst.span,
+                        &crate::path::dot(&path, "addon_name"),
+                    ),
                     loc: Loc::new(inst.span, path.clone()),
-                    version: ctx
-                        .eval_attr(body, "addon_version", file, sc)
-                        .map(|v| located_str(Some(&v), bspan, &format!("{path}.addon_version"))),
+                    version: ctx.eval_attr(body, "addon_version", file, sc).map(|v| {
+                        located_str(Some(&v), bspan, &crate::path::dot(&path, "addon_version"))
+                    }),
                     configuration,
                     before_compute: false,
                     resource,
@@ -343,7 +351,7 @@ fn auto_mode(ctx: &Ctx<'_, '_>, inst: &Inst<'_>, path: &str) -> Capacity {
             Some(true) => {
                 return Capacity::Declared(Loc::new(
                     v.span.unwrap_or(cc.span),
-                    format!("{path}.compute_config.enabled"),
+                    crate::path::dot(&path, "compute_config.enabled"),
                 ))
             }
             Some(false) => {}
@@ -371,7 +379,7 @@ fn raw_selectors(
         } else {
             first
         },
-        format!("{path}.selector"),
+        crate::path::dot(&path, "selector"),
     );
     let Known::Known(blocks) = blocks else {
         return (Known::Unknown, sloc);
@@ -383,14 +391,14 @@ fn raw_selectors(
         let (labels, labels_loc) = match ctx.eval_attr(sb.body, "labels", sb.file, &sb.scope) {
             None => (Known::Known(Vec::new()), None),
             Some(l) => {
-                let lpath = format!("{spath}.labels");
+                let lpath = crate::path::dot(&spath, "labels");
                 let loc = Loc::new(l.span.unwrap_or(sb.span), lpath.clone());
                 (labels_of(&l, &lpath, sb.span), Some(loc))
             }
         };
         out.push(Selector {
             loc: Loc::new(sb.span, spath.clone()),
-            namespace: located_str(ns.as_ref(), sb.span, &format!("{spath}.namespace")),
+            namespace: located_str(ns.as_ref(), sb.span, &crate::path::dot(&spath, "namespace")),
             labels,
             labels_loc,
         });

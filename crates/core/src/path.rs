@@ -1,0 +1,67 @@
+//! Logical paths of locations (`fargateProfiles[0].selectors`), built
+//! without the formatting machinery: frontends make one for nearly every
+//! node they read, and most are never shown.
+
+/// `path.key`, or the one that is not empty.
+pub fn child(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        return key.to_string();
+    }
+    if key.is_empty() {
+        return path.to_string();
+    }
+    dot(path, key)
+}
+
+/// `path.key`, always (`.key` under an empty path).
+pub fn dot(path: &str, key: &str) -> String {
+    let mut s = String::with_capacity(path.len() + 1 + key.len());
+    s.push_str(path);
+    s.push('.');
+    s.push_str(key);
+    s
+}
+
+/// `path[i]`.
+pub fn index(path: &str, i: usize) -> String {
+    let mut s = String::with_capacity(path.len() + 6);
+    s.push_str(path);
+    s.push('[');
+    push_decimal(&mut s, i);
+    s.push(']');
+    s
+}
+
+fn push_decimal(s: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        s.push(d as char);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_format_writes_them() {
+        for i in [0usize, 7, 10, 99, 12345, usize::MAX] {
+            assert_eq!(index("a.b", i), format!("a.b[{i}]"));
+        }
+        assert_eq!(index("", 3), "[3]");
+        assert_eq!(child("spec", "template"), "spec.template");
+        assert_eq!(child("", "spec"), "spec");
+        assert_eq!(child("spec", ""), "spec");
+        assert_eq!(dot("", "spec"), ".spec");
+        assert_eq!(dot("a", "b"), "a.b");
+    }
+}
