@@ -93,16 +93,21 @@ pub fn resources_written_as_map(text: &str) -> bool {
 /// Whether a text names a `ClusterConfig` in any case: the one near-miss a
 /// document read as a Kubernetes object can be.
 pub fn mentions_cluster_config(text: &str) -> bool {
-    scan(text, |rest| starts_with_ci(rest, b"clusterconfig"))
+    let head = head(text);
+    memchr::memchr2_iter(b'c', b'C', head).any(|i| starts_with_ci(&head[i..], b"clusterconfig"))
 }
 
 /// Whether `found` holds at some position of the text's first 64 KiB that
-/// starts with `e`, `c` or `R` (the words looked for): one pass, as most
-/// walked files are looked at.
+/// starts with `e`, `c` or `R` (the words looked for): most walked files
+/// are looked at, so only those positions are visited.
 fn scan(text: &str, found: impl Fn(&[u8]) -> bool) -> bool {
-    let head = &text.as_bytes()[..text.len().min(64 * 1024)];
-    (0..head.len())
-        .any(|i| matches!(head[i], b'e' | b'E' | b'c' | b'C' | b'R') && found(&head[i..]))
+    let head = head(text);
+    memchr::memchr3_iter(b'e', b'c', b'R', head).any(|i| found(&head[i..]))
+        || memchr::memchr2_iter(b'E', b'C', head).any(|i| found(&head[i..]))
+}
+
+fn head(text: &str) -> &[u8] {
+    &text.as_bytes()[..text.len().min(64 * 1024)]
 }
 
 fn starts_with_ci(text: &[u8], word: &[u8]) -> bool {

@@ -164,9 +164,8 @@ impl Reader<'_> {
                 pos = self.line_end(l.start) + 1;
                 continue;
             }
-            if l.indent != 0 {
-                return None;
-            }
+            // A document may sit indented (values cut from a heredoc); a
+            // line less indented after it ends it, and saphyr reads that.
             let (node, next) = self.block(l, None)?;
             self.out.documents.push(node);
             open = false;
@@ -906,6 +905,13 @@ mod tests {
         "# Überblick: 日本語 — ok\na: 1 # naïve\n",
         "a: naïve\n",
         "a: 1 # \u{2028} b: 2\n",
+        "    settings:\n      clusterName: x\n    serviceAccount:\n      annotations:\n        eks.amazonaws.com/role-arn: arn\n",
+        "  - a\n  - b: 1\n    c: [d]\n",
+        "  a: 1\nb: 2\n",
+        "  a: 1\n b: 2\n",
+        "  a: 1\n---\n  b: 2\n",
+        "  a: 1\n  ---\n",
+        "  a: |\n    x\n  b: 1\n",
         "Resources:\n  P:\n    Type: AWS::EKS::FargateProfile\n    Properties:\n      ClusterName: !Ref C\n      Selectors:\n        - Namespace: kube-system\n          Labels:\n            - Key: k8s-app\n              Value: kube-dns\n      Tags: !If [HasTags, [{Key: a, Value: b}], !Ref AWS::NoValue]\n",
     ];
 
@@ -920,7 +926,10 @@ mod tests {
             .collect();
         assert_eq!(
             read,
-            [0, 1, 2, 3, 5, 10, 11, 12, 13, 19, 21, 22, 24, 25, 26, 28, 29, 30, 32, 34, 35, 38]
+            [
+                0, 1, 2, 3, 5, 10, 11, 12, 13, 19, 21, 22, 24, 25, 26, 28, 29, 30, 32, 34, 35, 38,
+                39, 42, 44, 45
+            ]
         );
     }
 
