@@ -9,17 +9,29 @@ pub fn matches(pattern: &str, text: &str) -> bool {
     if pattern.len().saturating_mul(text.len()) > MAX_WORK {
         return pattern == text;
     }
+    // Most selectors name a namespace outright; most names are ASCII.
+    if !is_pattern(pattern) {
+        return pattern == text;
+    }
+    if pattern.is_ascii() && text.is_ascii() {
+        return wild(pattern.as_bytes(), text.as_bytes(), b'*', b'?');
+    }
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
+    wild(&p, &t, '*', '?')
+}
+
+/// `*` and `?` matching over characters (or ASCII bytes).
+fn wild<T: PartialEq + Copy>(p: &[T], t: &[T], any: T, one: T) -> bool {
     let (mut pi, mut ti) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
         match p.get(pi) {
-            Some('*') => {
+            Some(&c) if c == any => {
                 star = Some((pi, ti));
                 pi += 1;
             }
-            Some(&c) if c == '?' || c == t[ti] => {
+            Some(&c) if c == one || c == t[ti] => {
                 pi += 1;
                 ti += 1;
             }
@@ -33,7 +45,7 @@ pub fn matches(pattern: &str, text: &str) -> bool {
             },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi..].iter().all(|&c| c == any)
 }
 
 /// Whether the pattern has a wildcard.
@@ -57,5 +69,11 @@ mod tests {
         assert!(!matches("kube-system", "kube-system2"));
         assert!(matches("a*b*c", "aXXbYYc"));
         assert!(!matches("a*b*c", "aXXbYY"));
+        // Other scripts go by characters, not bytes.
+        assert!(matches("n?", "n\u{e9}"));
+        assert!(matches("\u{e9}*", "\u{e9}t\u{e9}"));
+        assert!(!matches("n??", "n\u{e9}"));
+        assert!(matches("", ""));
+        assert!(!matches("", "a"));
     }
 }
