@@ -46,14 +46,14 @@ fn field(parent: &Node, key: &str, path: &str) -> Option<Located<String>> {
     if n.is_null() {
         return None;
     }
-    Some(located(n, &crate::path::dot(&path, &key)))
+    Some(located(n, &crate::path::dot(path, key)))
 }
 
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
-        crate::path::dot(&path, &key)
+        crate::path::dot(path, key)
     }
 }
 
@@ -241,7 +241,7 @@ fn read_node_groups(doc: &Node, cluster: &mut Cluster) {
             continue;
         };
         for (i, ng) in items.iter().enumerate() {
-            let path = crate::path::index(&key, i);
+            let path = crate::path::index(key, i);
             let name = match ng.get("name") {
                 Some(n) => located(n, &join(&path, "name")),
                 None => Located::new(Known::Unknown, loc(ng, &path)),

@@ -173,7 +173,7 @@ fn read_karpenter(obj: &Value, kind: &str, path: &str, out: &mut UnitOutput) {
             let node_class = node
                 .and_then(|n| n.get(class_key))
                 .and_then(|r| r.get("name"))
-                .map(|n| located_str(n, &join(&node_path, &crate::path::dot(&class_key, "name"))));
+                .map(|n| located_str(n, &join(&node_path, &crate::path::dot(class_key, "name"))));
             out.karpenter.node_pools.push(crate::workload::NodePool {
                 name,
                 startup_taints,
@@ -221,7 +221,7 @@ pub(crate) fn join(path: &str, key: &str) -> String {
     match (path.is_empty(), key.is_empty()) {
         (true, _) => key.to_string(),
         (_, true) => path.to_string(),
-        _ => crate::path::dot(&path, &key),
+        _ => crate::path::dot(path, key),
     }
 }
 
@@ -307,7 +307,7 @@ pub fn read_tolerations(v: Option<&Value>, path: &str) -> Known<Vec<Toleration>>
                         operator,
                         value: opt_text(t.get("value")),
                         effect: opt_text(t.get("effect")),
-                        loc: loc_of(t, &crate::path::index(&path, i)),
+                        loc: loc_of(t, &crate::path::index(path, i)),
                     }
                 })
                 .collect(),
@@ -354,7 +354,7 @@ fn containers(v: Option<&Value>, path: &str) -> Known<Vec<Container>> {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let cp = crate::path::index(&path, i);
+                    let cp = crate::path::index(path, i);
                     // `resources = var.x`: its requests and limits are unknown too.
                     let unknown = Value::unknown(None);
                     let res = c.get("resources");
@@ -536,7 +536,7 @@ pub fn parse_map_roles(s: &str, at: crate::source::Span, path: &str) -> Known<Ve
                     Some(u) if !u.contains("${") => Known::Known(u.to_string()),
                     _ => Known::Unknown,
                 },
-                loc: Loc::new(at, crate::path::index(&path, i)),
+                loc: Loc::new(at, crate::path::index(path, i)),
             })
             .collect(),
     )

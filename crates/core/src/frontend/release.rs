@@ -265,7 +265,7 @@ pub fn resolve_chart_ref(rel: &mut HelmRelease, sources: &Sources, limits: Limit
     let base = format!("{}.spec", r.kind);
     let at = |v: &Value, key: &str| {
         let span = v.span.unwrap_or(Span::new(f.id, 0, 0));
-        Loc::new(span, crate::path::dot(&base, &key))
+        Loc::new(span, crate::path::dot(&base, key))
     };
     let text = |v: &Value, key: &str| -> Option<Located<String>> {
         let s = v.as_str()?;

@@ -30,7 +30,7 @@ fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
-        crate::path::dot(&path, &key)
+        crate::path::dot(path, key)
     }
 }
 

@@ -238,7 +238,7 @@ pub fn check_pod_template(tpl: &crate::tree::Node, path: &str, out: &mut Vec<Sch
     };
     check_node(&w, tpl, "PodTemplateSpec", path, out);
     if let Some(spec) = tpl.get("spec") {
-        check_tolerations(spec, &crate::path::dot(&path, "spec"), out);
+        check_tolerations(spec, &crate::path::dot(path, "spec"), out);
     }
 }
 

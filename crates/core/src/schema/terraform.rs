@@ -51,7 +51,7 @@ pub fn check_resource(block: &Block, file: FileId, out: &mut Vec<SchemaFinding>)
     if t.object(rtype).is_none() {
         return;
     }
-    let path = crate::path::dot(&rtype, &name);
+    let path = crate::path::dot(rtype, name);
     check_body(t, &block.body, rtype, &path, file, RESOURCE_META, out);
     if matches!(rtype, "aws_eks_addon" | "awscc_eks_addon") {
         if let Some(a) = block.body.get_attribute("configuration_values") {
@@ -237,7 +237,7 @@ fn check_body(
         match s {
             Structure::Attribute(a) => {
                 let key = a.key.as_str();
-                let here = crate::path::dot(&path, &key);
+                let here = crate::path::dot(path, key);
                 let Some(at) = span(file, a.key.span()) else {
                     continue;
                 };
@@ -276,7 +276,7 @@ fn check_body(
                 if meta.contains(&key) || def.open {
                     continue;
                 }
-                let here = crate::path::dot(&path, &key);
+                let here = crate::path::dot(path, key);
                 match def.get(key) {
                     Some(Field {
                         ty: Ty::Block(inner),
@@ -329,7 +329,7 @@ fn check_expr(
                     // A computed key is unknown.
                     ObjectKey::Expression(_) => continue,
                 };
-                let here = crate::path::dot(&path, &key);
+                let here = crate::path::dot(path, key);
                 match def.get(key) {
                     Some(f) => check_expr(t, v.expr(), &f.ty, &here, file, out),
                     None if def.open => {}
@@ -348,7 +348,7 @@ fn check_expr(
         }
         (Ty::List(inner), Expression::Array(a)) => {
             for (i, item) in a.iter().enumerate() {
-                check_expr(t, item, inner, &crate::path::index(&path, i), file, out);
+                check_expr(t, item, inner, &crate::path::index(path, i), file, out);
             }
         }
         (Ty::Map(inner), Expression::Object(o)) => {
@@ -358,14 +358,7 @@ fn check_expr(
                     ObjectKey::Expression(Expression::String(s)) => s.value().to_string(),
                     ObjectKey::Expression(_) => continue,
                 };
-                check_expr(
-                    t,
-                    v.expr(),
-                    inner,
-                    &crate::path::dot(&path, &key),
-                    file,
-                    out,
-                );
+                check_expr(t, v.expr(), inner, &crate::path::dot(path, &key), file, out);
             }
         }
         (_, Expression::Parenthesis(p)) => check_expr(t, p.inner(), ty, path, file, out),

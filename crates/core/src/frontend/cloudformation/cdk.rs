@@ -26,15 +26,11 @@ pub(super) fn read_helm_chart(
     path: &str,
     resource: ResourceRef,
 ) -> HelmRelease {
-    let props = crate::path::dot(&path, "Properties");
+    let props = crate::path::dot(path, "Properties");
     let whole = Loc::new(r.key.span, path);
     let prop = |k: &str| {
-        r.prop(k).map(|n| {
-            Located::new(
-                t.eval_str(n),
-                Loc::new(n.span, crate::path::dot(&props, &k)),
-            )
-        })
+        r.prop(k)
+            .map(|n| Located::new(t.eval_str(n), Loc::new(n.span, crate::path::dot(&props, k))))
     };
     let chart = prop("Chart").unwrap_or_else(|| Located::new(Known::Unknown, whole.clone()));
     let mut rel = HelmRelease::new(chart, whole.clone(), AppliedBy::Deployment);
@@ -87,7 +83,7 @@ pub(super) fn read_manifest(
         _ => return,
     };
     let mut unit = UnitOutput::default();
-    let mpath = crate::path::dot(&path, "Properties.Manifest");
+    let mpath = crate::path::dot(path, "Properties.Manifest");
     for (i, obj) in items.iter().enumerate() {
         crate::frontend::kubernetes::load_object(obj, &crate::path::index(&mpath, i), &mut unit);
     }

@@ -488,7 +488,7 @@ fn auto_mode_capacity(t: &Template<'_>, r: &template::Resource<'_>, path: &str) 
     match t.eval_str(enabled).known().map(|s| s.to_ascii_lowercase()) {
         Some(s) if s == "true" => Capacity::Declared(Loc::new(
             enabled.span,
-            crate::path::dot(&path, "Properties.ComputeConfig.Enabled"),
+            crate::path::dot(path, "Properties.ComputeConfig.Enabled"),
         )),
         Some(s) if s == "false" => Capacity::None,
         _ => Capacity::Unknown,
@@ -519,7 +519,7 @@ fn read_profile(
     path: &str,
     resource: ResourceRef,
 ) -> FargateProfile {
-    let props = crate::path::dot(&path, "Properties");
+    let props = crate::path::dot(path, "Properties");
     let profile_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,
@@ -564,7 +564,7 @@ fn read_cdk_profile(
     path: &str,
     resource: ResourceRef,
 ) -> FargateProfile {
-    let cfg_path = crate::path::dot(&path, "Properties.Config");
+    let cfg_path = crate::path::dot(path, "Properties.Config");
     let config = r.prop("Config");
     let get = |k: &str| config.and_then(|c| t.present(c.get(k)));
     let profile_loc = Loc::new(r.key.span, path);
@@ -625,10 +625,10 @@ fn read_selector(
     labels_key: &str,
 ) -> Selector {
     let namespace = match t.present(sel.get(ns_key)) {
-        Some(n) => located(t, n, crate::path::dot(&path, &ns_key)),
+        Some(n) => located(t, n, crate::path::dot(path, ns_key)),
         None => Located::new(Known::Known(String::new()), Loc::new(sel.span, path)),
     };
-    let labels_path = crate::path::dot(&path, &labels_key);
+    let labels_path = crate::path::dot(path, labels_key);
     let (labels, labels_loc) = match t.present(sel.get(labels_key)) {
         None => (Known::Known(Vec::new()), None),
         Some(l) => {
@@ -653,7 +653,7 @@ fn read_selector(
                                 value: t.eval_str(&e.value),
                                 loc: Loc::new(
                                     e.key.span.cover(e.value.span),
-                                    crate::path::dot(&labels_path, &k),
+                                    crate::path::dot(&labels_path, k),
                                 ),
                             }
                         })
@@ -688,7 +688,7 @@ fn read_subnets(t: &Template<'_>, node: Option<&Node>, path: &str) -> Known<Vec<
             items
                 .iter()
                 .enumerate()
-                .map(|(i, n)| t.subnet(n, crate::path::index(&path, i)))
+                .map(|(i, n)| t.subnet(n, crate::path::index(path, i)))
                 .collect(),
         );
     }
@@ -713,7 +713,7 @@ fn read_addon(
     path: &str,
     resource: ResourceRef,
 ) -> Addon {
-    let props = crate::path::dot(&path, "Properties");
+    let props = crate::path::dot(path, "Properties");
     let addon_loc = Loc::new(r.key.span, path);
     let name = located_or_unknown(
         t,

@@ -70,7 +70,7 @@ pub fn module_profile_role(
             Some(super::located_str(
                 Some(v),
                 v.span.unwrap_or_default(),
-                &crate::path::dot(&path, "iam_role_arn"),
+                &crate::path::dot(path, "iam_role_arn"),
             )),
             expr_at(env, v).and_then(|e| role_ref(&e, prefix)),
         ),
@@ -163,7 +163,7 @@ fn mappings(env: &Env<'_>, list: &Value, path: &str, prefix: &str) -> Known<Vec<
         if !matches!(item.kind, ValueKind::Map(_)) {
             return Known::Unknown;
         }
-        out.push(mapping(env, item, crate::path::index(&path, i), prefix));
+        out.push(mapping(env, item, crate::path::index(path, i), prefix));
     }
     Known::Known(out)
 }
@@ -311,14 +311,14 @@ pub fn module_aws_auth(
         .collect();
     let mut known = true;
     if let Some(v) = attr(extra) {
-        match mappings(ctx.env, &v, &crate::path::dot(&module_path, &extra), prefix) {
+        match mappings(ctx.env, &v, &crate::path::dot(module_path, extra), prefix) {
             Known::Known(mut m) => roles.append(&mut m),
             Known::Unknown => known = false,
         }
     }
     if let Some(v) = attr("aws_auth_fargate_profile_pod_execution_role_arns") {
         let path = crate::path::dot(
-            &module_path,
+            module_path,
             "aws_auth_fargate_profile_pod_execution_role_arns",
         );
         match &v.kind {
@@ -349,9 +349,9 @@ pub fn module_aws_auth(
     }
     let map_roles_loc = body
         .get_attribute(extra)
-        .map(|a| at(a, crate::path::dot(&module_path, &extra)));
+        .map(|a| at(a, crate::path::dot(module_path, extra)));
     Some(AwsAuth {
-        loc: at(switch_attr, crate::path::dot(&module_path, &switch)),
+        loc: at(switch_attr, crate::path::dot(module_path, switch)),
         map_roles_loc,
         roles: if known {
             Known::Known(roles)

@@ -448,7 +448,7 @@ fn read_instance(
             let cname = located_str(
                 nv.as_ref(),
                 bspan,
-                &crate::path::dot(&module_path, &name_attr),
+                &crate::path::dot(&module_path, name_attr),
             );
             let key = match cname.known() {
                 Some(n) => n.clone(),
@@ -624,7 +624,7 @@ fn node_groups(
         };
         if let Some(span) = first {
             let span = span.or(x.span).unwrap_or_default();
-            return Capacity::Declared(Loc::new(span, crate::path::dot(&module_path, &key)));
+            return Capacity::Declared(Loc::new(span, crate::path::dot(module_path, key)));
         }
     }
     if unknown {
@@ -781,7 +781,7 @@ fn profile(
     form: ProfileForm,
 ) -> FargateProfile {
     let name = match entry.get("name") {
-        Some(n) => located_str(Some(n), span, &crate::path::dot(&path, "name")),
+        Some(n) => located_str(Some(n), span, &crate::path::dot(path, "name")),
         None => Located::new(Known::Known(key.to_string()), Loc::new(span, path)),
     };
     let sel_val = entry
@@ -789,10 +789,10 @@ fn profile(
         .or_else(|| defaults.and_then(|d| d.get("selectors")));
     let selectors_loc = Loc::new(
         sel_val.and_then(|s| s.span).unwrap_or(span),
-        crate::path::dot(&path, "selectors"),
+        crate::path::dot(path, "selectors"),
     );
     let selectors = match (sel_val, entry.get("namespace"), form) {
-        (Some(s), _, _) => selectors_from_list(s, &crate::path::dot(&path, "selectors")),
+        (Some(s), _, _) => selectors_from_list(s, &crate::path::dot(path, "selectors")),
         (None, Some(_), ProfileForm::Direct) => Known::Known(vec![selector(entry, path, span)]),
         (None, Some(_), ProfileForm::Unknown) => Known::Unknown,
         (None, _, _) => Known::Known(Vec::new()),
@@ -808,7 +808,7 @@ fn profile(
         selectors,
         selectors_loc,
         subnets: subnets.map_or(Known::Unknown, |s| {
-            super::network::subnet_refs(env, s, &crate::path::dot(&path, "subnet_ids"))
+            super::network::subnet_refs(env, s, &crate::path::dot(path, "subnet_ids"))
         }),
         pod_execution_role: None,
         role_ref: None,
@@ -826,7 +826,7 @@ pub fn selectors_from_list(s: &Value, path: &str) -> Known<Vec<Selector>> {
         items
             .iter()
             .enumerate()
-            .map(|(i, x)| selector(x, &crate::path::index(&path, i), s.span.unwrap_or_default()))
+            .map(|(i, x)| selector(x, &crate::path::index(path, i), s.span.unwrap_or_default()))
             .collect(),
     )
 }
@@ -836,7 +836,7 @@ pub fn selector(x: &Value, path: &str, fallback: Span) -> Selector {
     let namespace = located_str(
         x.get("namespace"),
         span,
-        &crate::path::dot(&path, "namespace"),
+        &crate::path::dot(path, "namespace"),
     );
     let (labels, labels_loc) = match x.get("labels") {
         None => (
@@ -848,7 +848,7 @@ pub fn selector(x: &Value, path: &str, fallback: Span) -> Selector {
             None,
         ),
         Some(l) => {
-            let lpath = crate::path::dot(&path, "labels");
+            let lpath = crate::path::dot(path, "labels");
             let loc = Loc::new(l.span.unwrap_or(span), lpath.clone());
             (labels_of(l, &lpath, span), Some(loc))
         }
@@ -884,7 +884,7 @@ pub fn labels_of(l: &Value, path: &str, fallback: Span) -> Known<Vec<Label>> {
                 .map(|(i, it)| Label {
                     key: it.get("key").and_then(eval::scalar_text).into(),
                     value: it.get("value").and_then(eval::scalar_text).into(),
-                    loc: Loc::new(it.span.unwrap_or(fallback), crate::path::index(&path, i)),
+                    loc: Loc::new(it.span.unwrap_or(fallback), crate::path::index(path, i)),
                 })
                 .collect(),
         ),

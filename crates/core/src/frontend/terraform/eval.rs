@@ -529,7 +529,7 @@ impl<'a> Env<'a> {
             "terraform" | "self" | "each" | "count" => Ok((Value::unknown(span), ops.len())),
             rtype => {
                 // `aws_eks_cluster.this.name`: the attribute as written in code.
-                let key = crate::path::dot(&rtype, &first);
+                let key = crate::path::dot(rtype, first);
                 let Some(&(rfile, body, repeated)) = self.decls.resources.get(&key) else {
                     return Ok((Value::unknown(span), ops.len()));
                 };
@@ -631,7 +631,7 @@ impl<'a> Env<'a> {
                 }
             }
             ("aws_eks_cluster", Some("name" | "id")) => {
-                let body = self.decls.data.get(&crate::path::dot(&dtype, &name));
+                let body = self.decls.data.get(&crate::path::dot(dtype, name));
                 let Some(a) = body.and_then(|(_, b)| b.get_attribute("name")) else {
                     return (Value::unknown(span), all);
                 };

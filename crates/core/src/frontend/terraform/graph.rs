@@ -152,7 +152,7 @@ pub struct GraphBuilder {
 }
 
 pub fn profiles_node(module_addr: &str) -> String {
-    crate::path::dot(&module_addr, "fargate_profiles")
+    crate::path::dot(module_addr, "fargate_profiles")
 }
 
 fn outputs_node(module_addr: &str) -> String {

@@ -226,7 +226,7 @@ fn merged_values(
             };
             sources.push(ValueSource {
                 kind: ValueSourceKind::Set,
-                loc: Loc::new(n.span.unwrap_or_default(), crate::path::dot(&path, &kind)),
+                loc: Loc::new(n.span.unwrap_or_default(), crate::path::dot(path, kind)),
                 origin: None,
             });
             if !insert(&mut acc, &segs, leaf, n.span) {

@@ -69,7 +69,7 @@ fn read_role(env: &Env<'_>, name: &str, addr: &str) -> Option<ExecutionRole> {
     // An empty path is the root path.
     let path = match attr("path") {
         Some(p) => {
-            let mut l = super::located_str(Some(&p), header, &crate::path::dot(&addr, "path"));
+            let mut l = super::located_str(Some(&p), header, &crate::path::dot(addr, "path"));
             if l.known().is_some_and(String::is_empty) {
                 l.value = Known::Known("/".into());
             }
@@ -77,8 +77,8 @@ fn read_role(env: &Env<'_>, name: &str, addr: &str) -> Option<ExecutionRole> {
         }
         None => Located::new(Known::Known("/".into()), loc.clone()),
     };
-    let name_v = attr("name")
-        .map(|n| super::located_str(Some(&n), header, &crate::path::dot(&addr, "name")));
+    let name_v =
+        attr("name").map(|n| super::located_str(Some(&n), header, &crate::path::dot(addr, "name")));
     let trusted_services = match attr("assume_role_policy") {
         None => Known::Unknown,
         Some(p) => match text::decode(env, &p) {
@@ -140,12 +140,8 @@ fn inline_policies(
                 if b.body.get_attribute("policy").is_none() {
                     continue;
                 }
-                let doc = policy_document(
-                    env,
-                    file,
-                    &b.body,
-                    &crate::path::dot(&addr, "inline_policy"),
-                );
+                let doc =
+                    policy_document(env, file, &b.body, &crate::path::dot(addr, "inline_policy"));
                 out = join_statements(out, doc);
             }
             ("dynamic", Some("inline_policy")) => return Known::Unknown,
@@ -287,7 +283,7 @@ fn policies(
         let v = env
             .eval(&a.value, file, &Vec::new())
             .unwrap_or_else(|_| Value::unknown(None));
-        if push(&v, &crate::path::dot(&k, "policy_arn")) {
+        if push(&v, &crate::path::dot(k, "policy_arn")) {
             continue;
         }
         // A policy of the module: its document, not its ARN, says what it allows.

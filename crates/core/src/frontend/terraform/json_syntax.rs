@@ -469,7 +469,7 @@ pub fn translate_plan(doc: &Node) -> Option<(String, Vec<Seg>)> {
                     names
                         .iter()
                         .find(|x| x.1 == *n)
-                        .map(|(t, n, _)| crate::path::dot(&t, &n))
+                        .map(|(t, n, _)| crate::path::dot(t, n))
                 })
                 .collect();
             out.glue(&format!("depends_on = [{}]\n", list.join(", ")));

@@ -1070,21 +1070,21 @@ impl Builder {
                         self.note_block(pf, b, prefix, &format!("module.{n}"));
                     }
                     ("data", Some(t), Some(n)) => {
-                        decls.data.insert(crate::path::dot(&t, &n), (id, &b.body));
+                        decls.data.insert(crate::path::dot(t, n), (id, &b.body));
                     }
                     ("resource", Some(t), Some(n)) => {
-                        self.note_block(pf, b, prefix, &crate::path::dot(&t, &n));
+                        self.note_block(pf, b, prefix, &crate::path::dot(t, n));
                         let repeated =
                             b.body.has_attribute("count") || b.body.has_attribute("for_each");
                         decls
                             .resources
-                            .insert(crate::path::dot(&t, &n), (id, &b.body, repeated));
+                            .insert(crate::path::dot(t, n), (id, &b.body, repeated));
                         if let Some(r) = b.span() {
                             let r = json_syntax::remap(id, r);
                             let text = &pf.file.text[pf.file.clamp(r.start)..pf.file.clamp(r.end)];
                             let end = text.find('{').unwrap_or(text.len());
                             decls.headers.insert(
-                                crate::path::dot(&t, &n),
+                                crate::path::dot(t, n),
                                 Span::new(id, r.start, r.start + text[..end].trim_end().len()),
                             );
                         }

@@ -21,7 +21,7 @@ pub fn subnet_refs(env: &Env<'_>, s: &Value, path: &str) -> Known<Vec<SubnetRef>
                         id: super::located_str(
                             Some(x),
                             x.span.or(s.span).unwrap_or_default(),
-                            &crate::path::index(&path, i),
+                            &crate::path::index(path, i),
                         ),
                         visibility,
                         evidence,

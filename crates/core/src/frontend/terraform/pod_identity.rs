@@ -102,10 +102,10 @@ pub fn read_karpenter(
             continue;
         }
         let input = |n: &str, default: &str| match attr(n) {
-            Some(v) => located_str(Some(&v), header, &crate::path::dot(&path, &n)),
+            Some(v) => located_str(Some(&v), header, &crate::path::dot(&path, n)),
             None => Located::new(
                 Known::Known(default.to_string()),
-                Loc::new(header, crate::path::dot(&path, &n)),
+                Loc::new(header, crate::path::dot(&path, n)),
             ),
         };
         let cluster = attr("cluster_name");

@@ -351,7 +351,7 @@ fn auto_mode(ctx: &Ctx<'_, '_>, inst: &Inst<'_>, path: &str) -> Capacity {
             Some(true) => {
                 return Capacity::Declared(Loc::new(
                     v.span.unwrap_or(cc.span),
-                    crate::path::dot(&path, "compute_config.enabled"),
+                    crate::path::dot(path, "compute_config.enabled"),
                 ))
             }
             Some(false) => {}
@@ -379,7 +379,7 @@ fn raw_selectors(
         } else {
             first
         },
-        crate::path::dot(&path, "selector"),
+        crate::path::dot(path, "selector"),
     );
     let Known::Known(blocks) = blocks else {
         return (Known::Unknown, sloc);
