@@ -13,11 +13,11 @@
 //! only files that can define a cluster or its capacity are modelled.
 
 use crate::config::FILE_NAMES;
-use crate::walk::{self, Candidate};
+use crate::walk::{self, Candidate, Canonical};
 use globset::GlobSet;
-use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Byte strings without which a YAML or JSON file defines no cluster.
 const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
@@ -41,16 +41,27 @@ fn folder_of(file: &Path) -> PathBuf {
     abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf)
 }
 
-/// [`project_of`] for many files: one search per folder.
+/// [`project_of`] for many files: one search per folder, and the files'
+/// canonical paths.
 #[derive(Default)]
-struct Projects(std::collections::HashMap<PathBuf, (PathBuf, bool)>);
+struct Projects {
+    roots: std::collections::HashMap<PathBuf, (PathBuf, bool)>,
+    canonical: Canonical,
+}
 
 impl Projects {
     fn of(&mut self, file: &Path) -> (PathBuf, bool) {
-        self.0
-            .entry(folder_of(file))
+        let abs = self.canonical.of(file);
+        let dir = abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf);
+        self.roots
+            .entry(dir)
             .or_insert_with_key(|dir| project_in(dir))
             .clone()
+    }
+
+    /// A file's canonical path, or the path as given when it has none.
+    fn canonical(&mut self, file: &Path) -> PathBuf {
+        self.canonical.of(file)
     }
 }
 
@@ -100,8 +111,9 @@ pub fn candidates(
     if named.is_empty() {
         return Context::default();
     }
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let cwd = std::env::current_dir().ok().map(|d| canonical(&d));
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.canonicalize().unwrap_or(d));
     let mut sniffed: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
     // Files anywhere under a project root may be read (a local module's
     // source); only the scope is searched for cluster definitions.
@@ -128,8 +140,9 @@ pub fn candidates(
             if whole_root {
                 return root;
             }
+            let abs = projects_of.canonical(&c.path);
             let found = scope(
-                &c.path,
+                &abs,
                 &root,
                 cwd.as_deref(),
                 exclude,
@@ -151,7 +164,10 @@ pub fn candidates(
         .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
         .cloned()
         .collect();
-    let have: HashSet<PathBuf> = walked.iter().map(|c| canonical(&c.path)).collect();
+    let have: HashSet<PathBuf> = walked
+        .iter()
+        .map(|c| projects_of.canonical(&c.path))
+        .collect();
     let roots_shown = || -> Vec<PathBuf> {
         projects
             .iter()
@@ -207,34 +223,58 @@ pub fn candidates(
             None => Some(shown),
         })
         .collect();
+    // The walks keep only the files that may define a cluster, read as
+    // they are found, and every `.tf` file (a module is its folder).
+    let tf_hits: Mutex<HashSet<PathBuf>> = Mutex::default();
+    let keep = |p: &Path| {
+        let hit = may_define_cluster(p);
+        if hit && is_tf(p) {
+            tf_hits
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(p.to_path_buf());
+        }
+        hit || is_tf(p)
+    };
     let mut found = if deep.is_empty() {
         walk::Walked::default()
     } else {
-        walk::walk(&deep, exclude)
+        walk::walk_keeping(&deep, exclude, None, &keep)
     };
-    found.files.extend(reused);
     let shallow = shown(false);
     if !shallow.is_empty() {
         found
             .files
-            .extend(walk::walk_to_depth(&shallow, exclude, Some(1)).files);
+            .extend(walk::walk_keeping(&shallow, exclude, Some(1), &keep).files);
+    }
+    let mut tf_hits = tf_hits.into_inner().unwrap_or_else(|e| e.into_inner());
+    // The scope search read the folders it listed.
+    for c in reused {
+        let hit = sniffed
+            .get(&absolute(cwd.as_deref(), &c))
+            .copied()
+            .unwrap_or_else(|| may_define_cluster(&c.path));
+        if hit && is_tf(&c.path) {
+            tf_hits.insert(c.path.clone());
+        }
+        if hit || is_tf(&c.path) {
+            found.files.push(c);
+        }
     }
     let given_modules: HashSet<PathBuf> = walked
         .iter()
         .filter(|c| is_tf(&c.path))
-        .filter_map(|c| canonical(&c.path).parent().map(Path::to_path_buf))
-        .collect();
-    let hits: Vec<&Candidate> = found
-        .files
-        .par_iter()
-        .filter(|c| {
-            let abs = absolute(cwd.as_deref(), c);
-            sniffed
-                .get(&abs)
-                .copied()
-                .unwrap_or_else(|| may_define_cluster(&c.path))
+        .filter_map(|c| {
+            projects_of
+                .canonical(&c.path)
+                .parent()
+                .map(Path::to_path_buf)
         })
         .collect();
+    let hits = found
+        .files
+        .iter()
+        .filter(|c| !is_tf(&c.path) || tf_hits.contains(&c.path));
     let mut tf_dirs: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
     for c in hits {
@@ -300,16 +340,12 @@ fn applied_by(
         if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
             continue;
         }
+        if !mentions_any(&c.path, APPLIER_NEEDLES) {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(&c.path) else {
             continue;
         };
-        let bytes = text.as_bytes();
-        if !APPLIER_NEEDLES
-            .iter()
-            .any(|n| bytes.windows(n.len()).any(|w| w == *n))
-        {
-            continue;
-        }
         let file = fplint_core::source::SourceFile::new(
             fplint_core::FileId(u32::MAX),
             c.path.to_string_lossy(),
@@ -379,7 +415,7 @@ fn builds_including(
         if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
             continue;
         }
-        let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+        let abs = projects.canonical(&c.path);
         by_root
             .entry(projects.of(&c.path))
             .or_default()
@@ -399,9 +435,10 @@ fn builds_including(
 }
 
 /// The nearest folder at or above the named file's (up to `root`) holding
-/// a file that may define a cluster; `root` when none does.
+/// a file that may define a cluster; `root` when none does. `abs` is the
+/// named file's canonical path.
 fn scope(
-    file: &Path,
+    abs: &Path,
     root: &Path,
     cwd: Option<&Path>,
     exclude: Option<(&GlobSet, &Path)>,
@@ -409,7 +446,6 @@ fn scope(
     listed: &mut std::collections::HashMap<PathBuf, Vec<Candidate>>,
     hits_in: &mut std::collections::HashMap<PathBuf, Vec<PathBuf>>,
 ) -> PathBuf {
-    let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let Some(dir) = abs.parent() else {
         return root.to_path_buf();
     };
@@ -421,7 +457,7 @@ fn scope(
         // every staged file of a folder): a folder has a cluster for this
         // file when a file other than itself may define one.
         if let Some(hits) = hits_in.get(up) {
-            if hits.iter().any(|h| *h != abs) {
+            if hits.iter().any(|h| h != abs) {
                 return up.to_path_buf();
             }
             continue;
@@ -443,7 +479,7 @@ fn scope(
                 hits.push(key);
             }
         }
-        let any = hits.iter().any(|h| *h != abs);
+        let any = hits.iter().any(|h| h != abs);
         hits_in.insert(up.to_path_buf(), hits);
         listed.insert(up.to_path_buf(), files);
         if any {
@@ -475,8 +511,7 @@ struct TwoClusters {
 impl TwoClusters {
     /// The two files, once `c` makes two clusters of different names.
     fn visit(&mut self, c: &Candidate) -> Option<Vec<Candidate>> {
-        let bytes = std::fs::read(&c.path).ok()?;
-        if !bytes.windows(18).any(|w| w == b"eksctl.io/v1alpha5") {
+        if !mentions_any(&c.path, &[b"eksctl.io/v1alpha5"]) {
             return None;
         }
         let f = self.sources.load(&c.path).ok()?;
@@ -516,16 +551,53 @@ fn is_tf(p: &Path) -> bool {
 }
 
 fn may_define_cluster(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let has = |n: &[u8]| bytes.windows(n.len()).any(|w| w == n);
-    if is_tf(path) {
-        // EKS resources, or a module call whose source may build a cluster.
-        has(b"aws_eks_") || (has(b"module") && has(b"eks"))
-    } else {
-        DOCUMENT_NEEDLES.iter().any(|n| has(n))
+    with_bytes(path, |bytes| {
+        let has = |n: &[u8]| memchr::memmem::find(bytes, n).is_some();
+        if is_tf(path) {
+            // EKS resources, or a module call whose source may build a cluster.
+            has(b"aws_eks_") || (has(b"module") && has(b"eks"))
+        } else {
+            DOCUMENT_NEEDLES.iter().any(|n| has(n))
+        }
+    })
+    .unwrap_or(false)
+}
+
+/// Whether the file holds one of `needles`; false when it cannot be read.
+fn mentions_any(path: &Path, needles: &[&[u8]]) -> bool {
+    with_bytes(path, |bytes| {
+        needles
+            .iter()
+            .any(|n| memchr::memmem::find(bytes, n).is_some())
+    })
+    .unwrap_or(false)
+}
+
+/// `f` of the file's bytes, read into a buffer each thread reuses, without
+/// asking the file's size first: `std::fs::read` costs a `statx` more per
+/// file, and a project's search reads every YAML and JSON file in it.
+fn with_bytes<R>(path: &Path, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    /// A file seen only through `read`, so that `read_to_end` asks nothing else.
+    struct Plain(std::fs::File);
+    impl std::io::Read for Plain {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf)
+        }
     }
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let file = std::fs::File::open(path).ok()?;
+    BUFFER.with_borrow_mut(|buf| {
+        buf.clear();
+        let read = std::io::Read::read_to_end(&mut Plain(file), buf);
+        let out = read.ok().map(|_| f(buf));
+        // A large file's buffer is not kept.
+        if buf.capacity() > 1 << 20 {
+            *buf = Vec::new();
+        }
+        out
+    })
 }
 
 /// `root` as reached from the working folder, so that the paths of context
