@@ -114,7 +114,7 @@ pub fn candidates(
     let cwd = std::env::current_dir()
         .ok()
         .map(|d| d.canonicalize().unwrap_or(d));
-    let mut sniffed: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
+    let mut sniffed = Sniffed::default();
     // Files anywhere under a project root may be read (a local module's
     // source); only the scope is searched for cluster definitions.
     let mut projects: Vec<PathBuf> = Vec::new();
@@ -187,13 +187,14 @@ pub fn candidates(
         walk::walk_sorted_until(&shown, exclude, depth, |c| {
             let abs = absolute(cwd.as_deref(), &c);
             // Files the scope search found defining nothing, and the run's own.
-            if is_tf(&c.path) || sniffed.get(&abs) == Some(&false) || have.contains(&abs) {
+            let defines_none = sniffed.by_abs.get(&abs).is_some_and(|m| !m.cluster);
+            if is_tf(&c.path) || defines_none || have.contains(&abs) {
                 return true;
             }
             two.visit(&c).is_none()
         });
         if let Some(files) = two.found() {
-            let applied = applied_by(&named, &have, &files, exclude);
+            let applied = applied_by(&named, &have, &files, exclude, &sniffed.by_path);
             return Context {
                 roots: roots_shown(),
                 files,
@@ -227,7 +228,10 @@ pub fn candidates(
     // they are found, and every `.tf` file (a module is its folder).
     let tf_hits: Mutex<HashSet<PathBuf>> = Mutex::default();
     let keep = |p: &Path| {
-        let hit = may_define_cluster(p);
+        let hit = match sniffed.by_path.get(p) {
+            Some(m) => m.cluster,
+            None => may_define_cluster(p),
+        };
         if hit && is_tf(p) {
             tf_hits
                 .lock()
@@ -250,10 +254,10 @@ pub fn candidates(
     let mut tf_hits = tf_hits.into_inner().unwrap_or_else(|e| e.into_inner());
     // The scope search read the folders it listed.
     for c in reused {
-        let hit = sniffed
-            .get(&absolute(cwd.as_deref(), &c))
-            .copied()
-            .unwrap_or_else(|| may_define_cluster(&c.path));
+        let hit = match sniffed.by_path.get(&c.path) {
+            Some(m) => m.cluster,
+            None => may_define_cluster(&c.path),
+        };
         if hit && is_tf(&c.path) {
             tf_hits.insert(c.path.clone());
         }
@@ -310,7 +314,7 @@ pub fn candidates(
             partial = true;
         }
     }
-    let applied = applied_by(&named, &have, &out, exclude);
+    let applied = applied_by(&named, &have, &out, exclude, &sniffed.by_path);
     Context {
         roots: roots_shown(),
         files: out,
@@ -333,6 +337,7 @@ fn applied_by(
     have: &HashSet<PathBuf>,
     context: &[Candidate],
     exclude: Option<(&GlobSet, &Path)>,
+    sniffed: &std::collections::HashMap<PathBuf, Marks>,
 ) -> Vec<Candidate> {
     use fplint_core::value::Value;
     let mut folders: Vec<PathBuf> = Vec::new();
@@ -340,7 +345,11 @@ fn applied_by(
         if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
             continue;
         }
-        if !mentions_any(&c.path, APPLIER_NEEDLES) {
+        let applies = match sniffed.get(&c.path) {
+            Some(m) => m.applier,
+            None => mentions_any(&c.path, APPLIER_NEEDLES),
+        };
+        if !applies {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(&c.path) else {
@@ -442,7 +451,7 @@ fn scope(
     root: &Path,
     cwd: Option<&Path>,
     exclude: Option<(&GlobSet, &Path)>,
-    sniffed: &mut std::collections::HashMap<PathBuf, bool>,
+    sniffed: &mut Sniffed,
     listed: &mut std::collections::HashMap<PathBuf, Vec<Candidate>>,
     hits_in: &mut std::collections::HashMap<PathBuf, Vec<PathBuf>>,
 ) -> PathBuf {
@@ -472,10 +481,12 @@ fn scope(
         let mut hits = Vec::new();
         for c in &files {
             let key = absolute(cwd, c);
-            let hit = *sniffed
+            let marks = *sniffed
+                .by_abs
                 .entry(key.clone())
-                .or_insert_with(|| may_define_cluster(&c.path));
-            if hit {
+                .or_insert_with(|| Marks::of(&c.path));
+            sniffed.by_path.insert(c.path.clone(), marks);
+            if marks.cluster {
                 hits.push(key);
             }
         }
@@ -487,6 +498,38 @@ fn scope(
         }
     }
     root.to_path_buf()
+}
+
+/// What the search read in a file.
+#[derive(Debug, Clone, Copy)]
+struct Marks {
+    /// It may define a cluster ([`may_define_cluster`]).
+    cluster: bool,
+    /// It may declare a folder a controller applies ([`APPLIER_NEEDLES`]).
+    applier: bool,
+}
+
+impl Marks {
+    /// One read of the file for both.
+    fn of(path: &Path) -> Marks {
+        with_bytes(path, |bytes| Marks {
+            cluster: defines_cluster(path, bytes),
+            applier: !is_tf(path) && has_any(bytes, APPLIER_NEEDLES),
+        })
+        .unwrap_or(Marks {
+            cluster: false,
+            applier: false,
+        })
+    }
+}
+
+/// The files the scope search read, by absolute path and by the path the
+/// listing gave: later walks of the same folders, and the named files,
+/// find them without reading them again or resolving their paths.
+#[derive(Default)]
+struct Sniffed {
+    by_abs: std::collections::HashMap<PathBuf, Marks>,
+    by_path: std::collections::HashMap<PathBuf, Marks>,
 }
 
 /// The first two eksctl configs among `files` that define clusters of
@@ -551,26 +594,29 @@ fn is_tf(p: &Path) -> bool {
 }
 
 fn may_define_cluster(path: &Path) -> bool {
-    with_bytes(path, |bytes| {
-        let has = |n: &[u8]| memchr::memmem::find(bytes, n).is_some();
-        if is_tf(path) {
-            // EKS resources, or a module call whose source may build a cluster.
-            has(b"aws_eks_") || (has(b"module") && has(b"eks"))
-        } else {
-            DOCUMENT_NEEDLES.iter().any(|n| has(n))
-        }
-    })
-    .unwrap_or(false)
+    with_bytes(path, |bytes| defines_cluster(path, bytes)).unwrap_or(false)
+}
+
+/// Whether the bytes of the file at `path` may define a cluster.
+fn defines_cluster(path: &Path, bytes: &[u8]) -> bool {
+    let has = |n: &[u8]| memchr::memmem::find(bytes, n).is_some();
+    if is_tf(path) {
+        // EKS resources, or a module call whose source may build a cluster.
+        has(b"aws_eks_") || (has(b"module") && has(b"eks"))
+    } else {
+        has_any(bytes, DOCUMENT_NEEDLES)
+    }
+}
+
+fn has_any(bytes: &[u8], needles: &[&[u8]]) -> bool {
+    needles
+        .iter()
+        .any(|n| memchr::memmem::find(bytes, n).is_some())
 }
 
 /// Whether the file holds one of `needles`; false when it cannot be read.
 fn mentions_any(path: &Path, needles: &[&[u8]]) -> bool {
-    with_bytes(path, |bytes| {
-        needles
-            .iter()
-            .any(|n| memchr::memmem::find(bytes, n).is_some())
-    })
-    .unwrap_or(false)
+    with_bytes(path, |bytes| has_any(bytes, needles)).unwrap_or(false)
 }
 
 /// `f` of the file's bytes, read into a buffer each thread reuses, without

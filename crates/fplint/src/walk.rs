@@ -73,7 +73,10 @@ pub fn is_lintable_name(path: &Path) -> bool {
 /// files named in one run are mostly in a few folders. A file that is a
 /// link is resolved whole.
 #[derive(Debug, Default)]
-pub(crate) struct Canonical(std::collections::HashMap<PathBuf, Option<PathBuf>>);
+pub(crate) struct Canonical {
+    folders: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    files: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
 
 impl Canonical {
     /// `path` canonical, or as given when it does not resolve.
@@ -81,8 +84,18 @@ impl Canonical {
         self.get(path).unwrap_or_else(|| path.to_path_buf())
     }
 
-    /// [`Path::canonicalize`], with the folder's part cached.
+    /// [`Path::canonicalize`], remembered.
     pub(crate) fn get(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.files.get(path) {
+            return known.clone();
+        }
+        let found = self.resolve(path);
+        self.files.insert(path.to_path_buf(), found.clone());
+        found
+    }
+
+    /// [`Path::canonicalize`], with the folder's part cached.
+    fn resolve(&mut self, path: &Path) -> Option<PathBuf> {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return path.canonicalize().ok();
         };
@@ -107,7 +120,7 @@ impl Canonical {
             parent
         };
         let dir = self
-            .0
+            .folders
             .entry(parent.to_path_buf())
             .or_insert_with_key(|d| d.canonicalize().ok());
         Some(dir.as_ref()?.join(name))
