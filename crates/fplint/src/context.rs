@@ -17,7 +17,7 @@ use crate::walk::{self, Candidate, Canonical};
 use globset::GlobSet;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 /// Byte strings without which a YAML or JSON file defines no cluster.
 const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
@@ -227,8 +227,12 @@ pub fn candidates(
     // The walks keep only the files that may define a cluster, read as
     // they are found, and every `.tf` file (a module is its folder).
     let tf_hits: Mutex<HashSet<PathBuf>> = Mutex::default();
+    let read_before = |p: &Path| match sniffed.by_path.is_empty() {
+        true => None,
+        false => sniffed.by_path.get(p),
+    };
     let keep = |p: &Path| {
-        let hit = match sniffed.by_path.get(p) {
+        let hit = match read_before(p) {
             Some(m) => m.cluster,
             None => may_define_cluster(p),
         };
@@ -347,7 +351,7 @@ fn applied_by(
         }
         let applies = match sniffed.get(&c.path) {
             Some(m) => m.applier,
-            None => mentions_any(&c.path, APPLIER_NEEDLES),
+            None => mentions_any(&c.path, &APPLIERS),
         };
         if !applies {
             continue;
@@ -514,7 +518,7 @@ impl Marks {
     fn of(path: &Path) -> Marks {
         with_bytes(path, |bytes| Marks {
             cluster: defines_cluster(path, bytes),
-            applier: !is_tf(path) && has_any(bytes, APPLIER_NEEDLES),
+            applier: !is_tf(path) && APPLIERS.any_in(bytes),
         })
         .unwrap_or(Marks {
             cluster: false,
@@ -554,7 +558,7 @@ struct TwoClusters {
 impl TwoClusters {
     /// The two files, once `c` makes two clusters of different names.
     fn visit(&mut self, c: &Candidate) -> Option<Vec<Candidate>> {
-        if !mentions_any(&c.path, &[b"eksctl.io/v1alpha5"]) {
+        if !mentions_any(&c.path, &EKSCTL) {
             return None;
         }
         let f = self.sources.load(&c.path).ok()?;
@@ -599,24 +603,51 @@ fn may_define_cluster(path: &Path) -> bool {
 
 /// Whether the bytes of the file at `path` may define a cluster.
 fn defines_cluster(path: &Path, bytes: &[u8]) -> bool {
-    let has = |n: &[u8]| memchr::memmem::find(bytes, n).is_some();
     if is_tf(path) {
         // EKS resources, or a module call whose source may build a cluster.
-        has(b"aws_eks_") || (has(b"module") && has(b"eks"))
+        MODULE[0].find(bytes).is_some()
+            || (MODULE[1].find(bytes).is_some() && MODULE[2].find(bytes).is_some())
     } else {
-        has_any(bytes, DOCUMENT_NEEDLES)
+        DOCUMENTS.any_in(bytes)
     }
 }
 
-fn has_any(bytes: &[u8], needles: &[&[u8]]) -> bool {
-    needles
-        .iter()
-        .any(|n| memchr::memmem::find(bytes, n).is_some())
+/// Searchers for byte strings, built once: building one for each file
+/// read costs more than searching a small file.
+struct Needles(Vec<memchr::memmem::Finder<'static>>);
+
+impl Needles {
+    fn new(needles: &[&[u8]]) -> Needles {
+        Needles(
+            needles
+                .iter()
+                .map(|n| memchr::memmem::Finder::new(n).into_owned())
+                .collect(),
+        )
+    }
+
+    fn any_in(&self, bytes: &[u8]) -> bool {
+        self.0.iter().any(|f| f.find(bytes).is_some())
+    }
 }
 
+impl std::ops::Index<usize> for Needles {
+    type Output = memchr::memmem::Finder<'static>;
+    fn index(&self, i: usize) -> &Self::Output {
+        &self.0[i]
+    }
+}
+
+static DOCUMENTS: LazyLock<Needles> = LazyLock::new(|| Needles::new(DOCUMENT_NEEDLES));
+static APPLIERS: LazyLock<Needles> = LazyLock::new(|| Needles::new(APPLIER_NEEDLES));
+static EKSCTL: LazyLock<Needles> = LazyLock::new(|| Needles::new(&[b"eksctl.io/v1alpha5"]));
+/// `aws_eks_`, or `module` and `eks` (see [`defines_cluster`]).
+static MODULE: LazyLock<Needles> =
+    LazyLock::new(|| Needles::new(&[b"aws_eks_", b"module", b"eks"]));
+
 /// Whether the file holds one of `needles`; false when it cannot be read.
-fn mentions_any(path: &Path, needles: &[&[u8]]) -> bool {
-    with_bytes(path, |bytes| has_any(bytes, needles)).unwrap_or(false)
+fn mentions_any(path: &Path, needles: &Needles) -> bool {
+    with_bytes(path, |bytes| needles.any_in(bytes)).unwrap_or(false)
 }
 
 /// `f` of the file's bytes, read into a buffer each thread reuses, without
