@@ -13,11 +13,11 @@
 //! only files that can define a cluster or its capacity are modelled.
 
 use crate::config::FILE_NAMES;
-use crate::walk::{self, Candidate};
+use crate::walk::{self, Candidate, Canonical};
 use globset::GlobSet;
-use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
 
 /// Byte strings without which a YAML or JSON file defines no cluster.
 const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
@@ -41,16 +41,27 @@ fn folder_of(file: &Path) -> PathBuf {
     abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf)
 }
 
-/// [`project_of`] for many files: one search per folder.
+/// [`project_of`] for many files: one search per folder, and the files'
+/// canonical paths.
 #[derive(Default)]
-struct Projects(std::collections::HashMap<PathBuf, (PathBuf, bool)>);
+struct Projects {
+    roots: std::collections::HashMap<PathBuf, (PathBuf, bool)>,
+    canonical: Canonical,
+}
 
 impl Projects {
     fn of(&mut self, file: &Path) -> (PathBuf, bool) {
-        self.0
-            .entry(folder_of(file))
+        let abs = self.canonical.of(file);
+        let dir = abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf);
+        self.roots
+            .entry(dir)
             .or_insert_with_key(|dir| project_in(dir))
             .clone()
+    }
+
+    /// A file's canonical path, or the path as given when it has none.
+    fn canonical(&mut self, file: &Path) -> PathBuf {
+        self.canonical.of(file)
     }
 }
 
@@ -100,9 +111,10 @@ pub fn candidates(
     if named.is_empty() {
         return Context::default();
     }
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let cwd = std::env::current_dir().ok().map(|d| canonical(&d));
-    let mut sniffed: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.canonicalize().unwrap_or(d));
+    let mut sniffed = Sniffed::default();
     // Files anywhere under a project root may be read (a local module's
     // source); only the scope is searched for cluster definitions.
     let mut projects: Vec<PathBuf> = Vec::new();
@@ -128,8 +140,9 @@ pub fn candidates(
             if whole_root {
                 return root;
             }
+            let abs = projects_of.canonical(&c.path);
             let found = scope(
-                &c.path,
+                &abs,
                 &root,
                 cwd.as_deref(),
                 exclude,
@@ -151,7 +164,10 @@ pub fn candidates(
         .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
         .cloned()
         .collect();
-    let have: HashSet<PathBuf> = walked.iter().map(|c| canonical(&c.path)).collect();
+    let have: HashSet<PathBuf> = walked
+        .iter()
+        .map(|c| projects_of.canonical(&c.path))
+        .collect();
     let roots_shown = || -> Vec<PathBuf> {
         projects
             .iter()
@@ -171,13 +187,14 @@ pub fn candidates(
         walk::walk_sorted_until(&shown, exclude, depth, |c| {
             let abs = absolute(cwd.as_deref(), &c);
             // Files the scope search found defining nothing, and the run's own.
-            if is_tf(&c.path) || sniffed.get(&abs) == Some(&false) || have.contains(&abs) {
+            let defines_none = sniffed.by_abs.get(&abs).is_some_and(|m| !m.cluster);
+            if is_tf(&c.path) || defines_none || have.contains(&abs) {
                 return true;
             }
             two.visit(&c).is_none()
         });
         if let Some(files) = two.found() {
-            let applied = applied_by(&named, &have, &files, exclude);
+            let applied = applied_by(&named, &have, &files, exclude, &sniffed.by_path);
             return Context {
                 roots: roots_shown(),
                 files,
@@ -207,34 +224,65 @@ pub fn candidates(
             None => Some(shown),
         })
         .collect();
+    // The walks keep only the files that may define a cluster, read as
+    // they are found, and every `.tf` file (a module is its folder).
+    let tf_hits: Mutex<HashSet<PathBuf>> = Mutex::default();
+    let read_before = |p: &Path| match sniffed.by_path.is_empty() {
+        true => None,
+        false => sniffed.by_path.get(p),
+    };
+    let keep = |p: &Path| {
+        let hit = match read_before(p) {
+            Some(m) => m.cluster,
+            None => may_define_cluster(p),
+        };
+        if hit && is_tf(p) {
+            tf_hits
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(p.to_path_buf());
+        }
+        hit || is_tf(p)
+    };
     let mut found = if deep.is_empty() {
         walk::Walked::default()
     } else {
-        walk::walk(&deep, exclude)
+        walk::walk_keeping(&deep, exclude, None, &keep)
     };
-    found.files.extend(reused);
     let shallow = shown(false);
     if !shallow.is_empty() {
         found
             .files
-            .extend(walk::walk_to_depth(&shallow, exclude, Some(1)).files);
+            .extend(walk::walk_keeping(&shallow, exclude, Some(1), &keep).files);
+    }
+    let mut tf_hits = tf_hits.into_inner().unwrap_or_else(|e| e.into_inner());
+    // The scope search read the folders it listed.
+    for c in reused {
+        let hit = match sniffed.by_path.get(&c.path) {
+            Some(m) => m.cluster,
+            None => may_define_cluster(&c.path),
+        };
+        if hit && is_tf(&c.path) {
+            tf_hits.insert(c.path.clone());
+        }
+        if hit || is_tf(&c.path) {
+            found.files.push(c);
+        }
     }
     let given_modules: HashSet<PathBuf> = walked
         .iter()
         .filter(|c| is_tf(&c.path))
-        .filter_map(|c| canonical(&c.path).parent().map(Path::to_path_buf))
-        .collect();
-    let hits: Vec<&Candidate> = found
-        .files
-        .par_iter()
-        .filter(|c| {
-            let abs = absolute(cwd.as_deref(), c);
-            sniffed
-                .get(&abs)
-                .copied()
-                .unwrap_or_else(|| may_define_cluster(&c.path))
+        .filter_map(|c| {
+            projects_of
+                .canonical(&c.path)
+                .parent()
+                .map(Path::to_path_buf)
         })
         .collect();
+    let hits = found
+        .files
+        .iter()
+        .filter(|c| !is_tf(&c.path) || tf_hits.contains(&c.path));
     let mut tf_dirs: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
     for c in hits {
@@ -270,7 +318,7 @@ pub fn candidates(
             partial = true;
         }
     }
-    let applied = applied_by(&named, &have, &out, exclude);
+    let applied = applied_by(&named, &have, &out, exclude, &sniffed.by_path);
     Context {
         roots: roots_shown(),
         files: out,
@@ -293,6 +341,7 @@ fn applied_by(
     have: &HashSet<PathBuf>,
     context: &[Candidate],
     exclude: Option<(&GlobSet, &Path)>,
+    sniffed: &std::collections::HashMap<PathBuf, Marks>,
 ) -> Vec<Candidate> {
     use fplint_core::value::Value;
     let mut folders: Vec<PathBuf> = Vec::new();
@@ -300,16 +349,16 @@ fn applied_by(
         if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
             continue;
         }
+        let applies = match sniffed.get(&c.path) {
+            Some(m) => m.applier,
+            None => mentions_any(&c.path, &APPLIERS),
+        };
+        if !applies {
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(&c.path) else {
             continue;
         };
-        let bytes = text.as_bytes();
-        if !APPLIER_NEEDLES
-            .iter()
-            .any(|n| bytes.windows(n.len()).any(|w| w == *n))
-        {
-            continue;
-        }
         let file = fplint_core::source::SourceFile::new(
             fplint_core::FileId(u32::MAX),
             c.path.to_string_lossy(),
@@ -379,7 +428,7 @@ fn builds_including(
         if is_tf(&c.path) || !walk::is_lintable_name(&c.path) {
             continue;
         }
-        let abs = c.path.canonicalize().unwrap_or_else(|_| c.path.clone());
+        let abs = projects.canonical(&c.path);
         by_root
             .entry(projects.of(&c.path))
             .or_default()
@@ -399,17 +448,17 @@ fn builds_including(
 }
 
 /// The nearest folder at or above the named file's (up to `root`) holding
-/// a file that may define a cluster; `root` when none does.
+/// a file that may define a cluster; `root` when none does. `abs` is the
+/// named file's canonical path.
 fn scope(
-    file: &Path,
+    abs: &Path,
     root: &Path,
     cwd: Option<&Path>,
     exclude: Option<(&GlobSet, &Path)>,
-    sniffed: &mut std::collections::HashMap<PathBuf, bool>,
+    sniffed: &mut Sniffed,
     listed: &mut std::collections::HashMap<PathBuf, Vec<Candidate>>,
     hits_in: &mut std::collections::HashMap<PathBuf, Vec<PathBuf>>,
 ) -> PathBuf {
-    let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let Some(dir) = abs.parent() else {
         return root.to_path_buf();
     };
@@ -421,7 +470,7 @@ fn scope(
         // every staged file of a folder): a folder has a cluster for this
         // file when a file other than itself may define one.
         if let Some(hits) = hits_in.get(up) {
-            if hits.iter().any(|h| *h != abs) {
+            if hits.iter().any(|h| h != abs) {
                 return up.to_path_buf();
             }
             continue;
@@ -436,14 +485,16 @@ fn scope(
         let mut hits = Vec::new();
         for c in &files {
             let key = absolute(cwd, c);
-            let hit = *sniffed
+            let marks = *sniffed
+                .by_abs
                 .entry(key.clone())
-                .or_insert_with(|| may_define_cluster(&c.path));
-            if hit {
+                .or_insert_with(|| Marks::of(&c.path));
+            sniffed.by_path.insert(c.path.clone(), marks);
+            if marks.cluster {
                 hits.push(key);
             }
         }
-        let any = hits.iter().any(|h| *h != abs);
+        let any = hits.iter().any(|h| h != abs);
         hits_in.insert(up.to_path_buf(), hits);
         listed.insert(up.to_path_buf(), files);
         if any {
@@ -451,6 +502,38 @@ fn scope(
         }
     }
     root.to_path_buf()
+}
+
+/// What the search read in a file.
+#[derive(Debug, Clone, Copy)]
+struct Marks {
+    /// It may define a cluster ([`may_define_cluster`]).
+    cluster: bool,
+    /// It may declare a folder a controller applies ([`APPLIER_NEEDLES`]).
+    applier: bool,
+}
+
+impl Marks {
+    /// One read of the file for both.
+    fn of(path: &Path) -> Marks {
+        with_bytes(path, |bytes| Marks {
+            cluster: defines_cluster(path, bytes),
+            applier: !is_tf(path) && APPLIERS.any_in(bytes),
+        })
+        .unwrap_or(Marks {
+            cluster: false,
+            applier: false,
+        })
+    }
+}
+
+/// The files the scope search read, by absolute path and by the path the
+/// listing gave: later walks of the same folders, and the named files,
+/// find them without reading them again or resolving their paths.
+#[derive(Default)]
+struct Sniffed {
+    by_abs: std::collections::HashMap<PathBuf, Marks>,
+    by_path: std::collections::HashMap<PathBuf, Marks>,
 }
 
 /// The first two eksctl configs among `files` that define clusters of
@@ -475,8 +558,7 @@ struct TwoClusters {
 impl TwoClusters {
     /// The two files, once `c` makes two clusters of different names.
     fn visit(&mut self, c: &Candidate) -> Option<Vec<Candidate>> {
-        let bytes = std::fs::read(&c.path).ok()?;
-        if !bytes.windows(18).any(|w| w == b"eksctl.io/v1alpha5") {
+        if !mentions_any(&c.path, &EKSCTL) {
             return None;
         }
         let f = self.sources.load(&c.path).ok()?;
@@ -516,16 +598,83 @@ fn is_tf(p: &Path) -> bool {
 }
 
 fn may_define_cluster(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let has = |n: &[u8]| bytes.windows(n.len()).any(|w| w == n);
+    with_bytes(path, |bytes| defines_cluster(path, bytes)).unwrap_or(false)
+}
+
+/// Whether the bytes of the file at `path` may define a cluster.
+fn defines_cluster(path: &Path, bytes: &[u8]) -> bool {
     if is_tf(path) {
         // EKS resources, or a module call whose source may build a cluster.
-        has(b"aws_eks_") || (has(b"module") && has(b"eks"))
+        MODULE[0].find(bytes).is_some()
+            || (MODULE[1].find(bytes).is_some() && MODULE[2].find(bytes).is_some())
     } else {
-        DOCUMENT_NEEDLES.iter().any(|n| has(n))
+        DOCUMENTS.any_in(bytes)
     }
+}
+
+/// Searchers for byte strings, built once: building one for each file
+/// read costs more than searching a small file.
+struct Needles(Vec<memchr::memmem::Finder<'static>>);
+
+impl Needles {
+    fn new(needles: &[&[u8]]) -> Needles {
+        Needles(
+            needles
+                .iter()
+                .map(|n| memchr::memmem::Finder::new(n).into_owned())
+                .collect(),
+        )
+    }
+
+    fn any_in(&self, bytes: &[u8]) -> bool {
+        self.0.iter().any(|f| f.find(bytes).is_some())
+    }
+}
+
+impl std::ops::Index<usize> for Needles {
+    type Output = memchr::memmem::Finder<'static>;
+    fn index(&self, i: usize) -> &Self::Output {
+        &self.0[i]
+    }
+}
+
+static DOCUMENTS: LazyLock<Needles> = LazyLock::new(|| Needles::new(DOCUMENT_NEEDLES));
+static APPLIERS: LazyLock<Needles> = LazyLock::new(|| Needles::new(APPLIER_NEEDLES));
+static EKSCTL: LazyLock<Needles> = LazyLock::new(|| Needles::new(&[b"eksctl.io/v1alpha5"]));
+/// `aws_eks_`, or `module` and `eks` (see [`defines_cluster`]).
+static MODULE: LazyLock<Needles> =
+    LazyLock::new(|| Needles::new(&[b"aws_eks_", b"module", b"eks"]));
+
+/// Whether the file holds one of `needles`; false when it cannot be read.
+fn mentions_any(path: &Path, needles: &Needles) -> bool {
+    with_bytes(path, |bytes| needles.any_in(bytes)).unwrap_or(false)
+}
+
+/// `f` of the file's bytes, read into a buffer each thread reuses, without
+/// asking the file's size first: `std::fs::read` costs a `statx` more per
+/// file, and a project's search reads every YAML and JSON file in it.
+fn with_bytes<R>(path: &Path, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    /// A file seen only through `read`, so that `read_to_end` asks nothing else.
+    struct Plain(std::fs::File);
+    impl std::io::Read for Plain {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let file = std::fs::File::open(path).ok()?;
+    BUFFER.with_borrow_mut(|buf| {
+        buf.clear();
+        let read = std::io::Read::read_to_end(&mut Plain(file), buf);
+        let out = read.ok().map(|_| f(buf));
+        // A large file's buffer is not kept.
+        if buf.capacity() > 1 << 20 {
+            *buf = Vec::new();
+        }
+        out
+    })
 }
 
 /// `root` as reached from the working folder, so that the paths of context

@@ -110,7 +110,12 @@ pub fn roots_including_any(
     project_root: &Path,
     max_depth: Option<usize>,
 ) -> Vec<PathBuf> {
-    if !files.iter().any(|f| under_kustomization(f, project_root)) {
+    // Files of one folder share its folders above.
+    let mut looked = std::collections::HashSet::new();
+    if !files
+        .iter()
+        .any(|f| under_kustomization(f, project_root, &mut looked))
+    {
         return Vec::new();
     }
     // Listing folders is most of the cost: on every core (the set is
@@ -158,11 +163,17 @@ pub fn roots_including_any(
 }
 
 /// Whether a folder at or above `file`, up to `project_root`, holds a
-/// kustomization.
-fn under_kustomization(file: &Path, project_root: &Path) -> bool {
+/// kustomization; folders in `looked` are known to hold none, and so are
+/// the folders above them.
+fn under_kustomization<'a>(
+    file: &'a Path,
+    project_root: &Path,
+    looked: &mut std::collections::HashSet<&'a Path>,
+) -> bool {
     file.ancestors()
         .skip(1)
         .take_while(|d| d.starts_with(project_root))
+        .take_while(|d| looked.insert(d))
         .any(|d| kustomize::kustomization_in(d).is_some())
 }
 

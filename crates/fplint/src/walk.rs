@@ -102,7 +102,65 @@ pub fn is_lintable_name(path: &Path) -> bool {
         || crate::terragrunt::is_unit(path)
 }
 
-/// Collect the files under `paths`, sorted and without duplicates.
+/// Canonical paths of files, each folder's resolved once: `canonicalize`
+/// costs a `getcwd` and a `readlink` per component of the path, and the
+/// files named in one run are mostly in a few folders. A file that is a
+/// link is resolved whole.
+#[derive(Debug, Default)]
+pub(crate) struct Canonical {
+    folders: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    files: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Canonical {
+    /// `path` canonical, or as given when it does not resolve.
+    pub(crate) fn of(&mut self, path: &Path) -> PathBuf {
+        self.get(path).unwrap_or_else(|| path.to_path_buf())
+    }
+
+    /// [`Path::canonicalize`], remembered.
+    pub(crate) fn get(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.files.get(path) {
+            return known.clone();
+        }
+        let found = self.resolve(path);
+        self.files.insert(path.to_path_buf(), found.clone());
+        found
+    }
+
+    /// [`Path::canonicalize`], with the folder's part cached.
+    fn resolve(&mut self, path: &Path) -> Option<PathBuf> {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return path.canonicalize().ok();
+        };
+        // `a/.` names `a` itself, which may be a link.
+        if !path
+            .as_os_str()
+            .as_encoded_bytes()
+            .ends_with(name.as_encoded_bytes())
+        {
+            return path.canonicalize().ok();
+        }
+        if std::fs::symlink_metadata(path)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return path.canonicalize().ok();
+        }
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let dir = self
+            .folders
+            .entry(parent.to_path_buf())
+            .or_insert_with_key(|d| d.canonicalize().ok());
+        Some(dir.as_ref()?.join(name))
+    }
+}
+
 /// Whether `exclude` (globs and the folder they are relative to) matches
 /// `p`, relative to that folder or as written.
 fn is_excluded(exclude: Option<(&GlobSet, &Path)>, p: &Path) -> bool {
@@ -126,8 +184,39 @@ pub fn walk_to_depth(
     exclude: Option<(&GlobSet, &Path)>,
     max_depth: Option<usize>,
 ) -> Walked {
+    walk_with(paths, exclude, max_depth, None)
+}
+
+/// [`walk_to_depth`] keeping only the files `keep` accepts: it runs
+/// as each file is found, on the walker's threads, so a search that reads
+/// files (for a marker) needs no list of all of them. What [`walk_to_depth`]
+/// does with a chart's templates is done first: a file in a `templates`
+/// folder is judged after that.
+pub fn walk_keeping(
+    paths: &[PathBuf],
+    exclude: Option<(&GlobSet, &Path)>,
+    max_depth: Option<usize>,
+    keep: &(dyn Fn(&Path) -> bool + Sync),
+) -> Walked {
+    walk_with(paths, exclude, max_depth, Some(keep))
+}
+
+/// Whether `keep` may judge a file as it is found: not one a chart's
+/// templates may hold (those are set apart, or bring their chart in, by
+/// [`walk_with`]'s end).
+fn judged_early(path: &Path) -> bool {
+    memchr::memmem::find(path.as_os_str().as_encoded_bytes(), b"templates").is_none()
+}
+
+fn walk_with(
+    paths: &[PathBuf],
+    exclude: Option<(&GlobSet, &Path)>,
+    max_depth: Option<usize>,
+    keep: Option<&(dyn Fn(&Path) -> bool + Sync)>,
+) -> Walked {
     let mut out = Walked::default();
     let excluded = |p: &Path| is_excluded(exclude, p);
+    let mut canonical = Canonical::default();
     for arg in paths {
         let meta = match std::fs::metadata(arg) {
             Ok(m) => m,
@@ -136,13 +225,12 @@ pub fn walk_to_depth(
                 continue;
             }
         };
-        // Named from inside a chart's `templates/`, the path alone does not
-        // show the chart: its real place does.
-        let inside_chart = |p: &Path| {
-            !is_chart_template(p) && p.canonicalize().is_ok_and(|c| is_chart_template(&c))
-        };
         if meta.is_file() {
-            if inside_chart(arg) {
+            // Named from inside a chart's `templates/`, the path alone does
+            // not show the chart: its real place does.
+            let inside_chart = !is_chart_template(arg)
+                && canonical.get(arg).is_some_and(|c| is_chart_template(&c));
+            if inside_chart {
                 out.chart_templates.push(arg.clone());
                 continue;
             }
@@ -155,7 +243,7 @@ pub fn walk_to_depth(
         }
         let root = arg.canonicalize().unwrap_or_else(|_| arg.clone());
         let found = std::sync::Mutex::new((Vec::new(), Vec::new(), Vec::new()));
-        builder(arg, max_depth).build_parallel().run(|| {
+        let visitor = || {
             // Each walker thread keeps its own lists and hands them over
             // once, when it ends: no lock per entry.
             let mut local = Local {
@@ -165,12 +253,16 @@ pub fn walk_to_depth(
                 kustomizations: Vec::new(),
             };
             let (root, excluded) = (&root, &excluded);
-            Box::new(move |entry| {
-                match entry {
-                    Ok(e) => {
-                        if let Some(dir) = kustomization_dir(&e, excluded) {
-                            local.kustomizations.push(dir);
-                        } else if let Some(path) = accept(&e, root, excluded) {
+            move |entry: Result<ignore::DirEntry, ignore::Error>| match entry {
+                Ok(e) => {
+                    if let Some(dir) = kustomization_dir(&e, excluded) {
+                        local.kustomizations.push(dir);
+                    } else if let Some(path) = accept(&e, root, excluded) {
+                        let kept = match keep {
+                            Some(k) if judged_early(&path) => k(&path),
+                            _ => true,
+                        };
+                        if kept {
                             local.files.push(Candidate {
                                 path,
                                 explicit: false,
@@ -178,11 +270,26 @@ pub fn walk_to_depth(
                             });
                         }
                     }
-                    Err(e) => local.errors.push(e.to_string()),
                 }
-                ignore::WalkState::Continue
-            })
-        });
+                Err(e) => local.errors.push(e.to_string()),
+            }
+        };
+        if max_depth == Some(1) {
+            // One folder's listing: starting walker threads costs more
+            // than it saves.
+            let mut visit = visitor();
+            for entry in builder(arg, max_depth).build() {
+                visit(entry);
+            }
+        } else {
+            builder(arg, max_depth).build_parallel().run(|| {
+                let mut visit = visitor();
+                Box::new(move |entry| {
+                    visit(entry);
+                    ignore::WalkState::Continue
+                })
+            });
+        }
         let (files, errors, kustomizations) = found.into_inner().unwrap_or_else(|e| e.into_inner());
         if files.is_empty() {
             out.empty.push(arg.clone());
@@ -221,6 +328,12 @@ pub fn walk_to_depth(
     out.chart_templates.sort();
     out.chart_templates.dedup();
     add_charts_of_templates(&mut out);
+    if let Some(keep) = keep {
+        // What was not judged as it was found: files in `templates`
+        // folders, and charts their templates brought in.
+        out.files
+            .retain(|c| (judged_early(&c.path) && !c.explicit) || keep(&c.path));
+    }
     out
 }
 
