@@ -22,9 +22,9 @@ short runs), the median publish is under 100 ms, and, once every document
 is saved and closed, what the server published last for each file equals a
 fresh `fplint check --format json` of the tree. Saves, new and deleted
 files and config changes publish nothing of their own on this tree: what
-they cost shows in the edit after them (`edit_ms_after_kind`). With `--state-only` only the
-first and last conditions count: the short form CI runs on a shared
-machine, where times and memory are noise.
+they cost shows in the edit after them (`edit_ms_after_kind`). With
+`--state-only` only the first and last conditions count: the short form CI
+runs on a shared machine, where times and memory are noise.
 """
 
 import argparse
@@ -290,7 +290,7 @@ def main():
                 config.unlink()
                 watched([{"uri": config.as_uri(), "type": 3}])
             else:
-                config.write_text('[lint]\nignore = ["FP015"]\n')
+                config.write_text('ignore = ["FP015"]\n')
                 watched([{"uri": config.as_uri(), "type": 1}])
         prev[0] = op
         if c.p.poll() is not None:
