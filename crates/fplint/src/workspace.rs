@@ -374,6 +374,105 @@ impl Workspace {
         self.refresh(&HashSet::new(), None);
     }
 
+    /// Whether [`Workspace::file_changed`] alone, for each of `paths`
+    /// (files just created or deleted), leaves the project as a new walk
+    /// would, so that [`Workspace::rescan`] can be skipped. Only plain
+    /// manifests qualify: YAML or JSON files that no ignore rule, hidden
+    /// folder or `exclude` could drop, and that change no Terraform module,
+    /// Terragrunt unit, chart or kustomization; a deleted one must have
+    /// been in the project, and a folder never qualifies.
+    pub fn walk_unneeded(&self, paths: &[PathBuf]) -> bool {
+        // Named files bring context a walk searches again.
+        if !self.context.files.is_empty() || self.roots.iter().any(|(_, _, f)| *f) {
+            return false;
+        }
+        paths.iter().all(|p| self.plain_manifest(p))
+    }
+
+    fn plain_manifest(&self, path: &Path) -> bool {
+        let Some(local) = self.local_path(path) else {
+            return false;
+        };
+        let name = local.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let manifest = [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
+            && walk::is_lintable_name(&local)
+            && !crate::terragrunt::is_unit(&local)
+            && !fplint_core::frontend::kustomize::is_kustomization_name(&local)
+            && !name.starts_with("Chart.")
+            && !walk::is_chart_template(&local);
+        if !manifest || self.is_context(&local) {
+            return false;
+        }
+        match std::fs::symlink_metadata(path) {
+            // Deleted: it was one of the walked files, and not the last.
+            Err(_) => {
+                self.files.len() > 1 && self.files.binary_search_by(|c| c.path.cmp(&local)).is_ok()
+            }
+            Ok(m) => m.file_type().is_file() && self.wanted(&local) && !self.maybe_ignored(path),
+        }
+    }
+
+    /// Whether a walk might skip `path` where a change does not: a hidden
+    /// folder or file on its way from a root, or any ignore file with a
+    /// rule in one of its folders or above (rules are not matched here).
+    fn maybe_ignored(&self, path: &Path) -> bool {
+        let Some(root) = self
+            .roots
+            .iter()
+            .map(|(_, r, _)| r)
+            .find(|r| path.starts_with(r))
+        else {
+            return true;
+        };
+        let hidden = path.strip_prefix(root).map_or(true, |rel| {
+            rel.components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        });
+        if hidden {
+            return true;
+        }
+        let has_rules = |f: PathBuf| {
+            std::fs::read_to_string(f).is_ok_and(|t| {
+                t.lines()
+                    .map(str::trim)
+                    .any(|l| !l.is_empty() && !l.starts_with('#'))
+            })
+        };
+        path.ancestors().skip(1).any(|dir| {
+            has_rules(dir.join(".gitignore"))
+                || has_rules(dir.join(".ignore"))
+                || has_rules(dir.join(".git").join("info").join("exclude"))
+        })
+    }
+
+    /// Check with `linter`'s configuration and options from now on (its
+    /// configuration file changed): the project is walked and assembled
+    /// again, and the units keep their models unless the limits they were
+    /// modelled under changed (a model reads no other part of the
+    /// configuration).
+    pub fn reconfigure(&mut self, linter: Linter) {
+        let (limits, max_file_size) = linter.options.effective_limits(&linter.config);
+        // `Limits` has no equality; its Debug form lists every field.
+        let remodel = format!("{limits:?}") != format!("{:?}", self.limits)
+            || max_file_size != self.sources.max_file_size
+            || linter.options.overlays != self.linter.options.overlays;
+        self.linter = linter;
+        self.limits = limits;
+        self.base = self.linter.config.base_dir();
+        if remodel {
+            self.sources = Arc::new(self.new_sources(&self.context.roots));
+            self.units.clear();
+            for (p, t) in &self.overlays {
+                let _ = self.sources.set_overlay(p, Some(t.clone()));
+            }
+        }
+        let kept = self.kept.get_mut().unwrap_or_else(|e| e.into_inner());
+        kept.report = None;
+        kept.assembled = None;
+        kept.fixes = Default::default();
+        self.rescan();
+    }
+
     fn lock_calls(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Vec<PathBuf>>> {
         self.calls.lock().unwrap_or_else(|e| e.into_inner())
     }

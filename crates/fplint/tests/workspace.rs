@@ -611,3 +611,66 @@ fn random_edit_sequences_match_a_fresh_run() {
         }
     }
 }
+
+#[test]
+fn plain_manifests_created_or_deleted_need_no_walk() {
+    let (_tmp, root) = project();
+    let mut ws = linter().open(&[&root]);
+    let stray = root.join("stray.yaml");
+    std::fs::write(&stray, deployment("other")).unwrap();
+    assert!(ws.walk_unneeded(std::slice::from_ref(&stray)));
+    assert!(ws.file_changed(&stray));
+    assert_eq!(
+        codes(&assert_fresh(&ws, &root)),
+        [("stray.yaml".to_string(), "FP011")]
+    );
+    std::fs::remove_file(&stray).unwrap();
+    assert!(ws.walk_unneeded(std::slice::from_ref(&stray)));
+    assert!(ws.file_changed(&stray));
+    assert!(codes(&assert_fresh(&ws, &root)).is_empty());
+    // A deleted file the project never had, a folder, a Terraform file, a
+    // hidden folder: the walk decides.
+    assert!(!ws.walk_unneeded(&[root.join("never.yaml")]));
+    assert!(!ws.walk_unneeded(&[root.join("tf")]));
+    std::fs::write(root.join("tf/extra.tf"), "locals {}\n").unwrap();
+    assert!(!ws.walk_unneeded(&[root.join("tf/extra.tf")]));
+    std::fs::create_dir(root.join(".hidden")).unwrap();
+    std::fs::write(root.join(".hidden/x.yaml"), deployment("other")).unwrap();
+    assert!(!ws.walk_unneeded(&[root.join(".hidden/x.yaml")]));
+    // An ignore file with a rule: it might name the new file.
+    std::fs::write(&stray, deployment("other")).unwrap();
+    std::fs::write(root.join(".gitignore"), "# nothing\n\n").unwrap();
+    assert!(ws.walk_unneeded(std::slice::from_ref(&stray)));
+    std::fs::write(root.join(".gitignore"), "stray.yaml\n").unwrap();
+    assert!(!ws.walk_unneeded(std::slice::from_ref(&stray)));
+    ws.rescan();
+    assert_fresh(&ws, &root);
+}
+
+#[test]
+fn a_new_configuration_keeps_the_models() {
+    let (_tmp, root) = project();
+    std::fs::write(root.join("web.yaml"), deployment("other")).unwrap();
+    let open_with = |root: &Path| {
+        Linter::with_choice(&[root], &ConfigChoice::Discover)
+            .unwrap()
+            .with_options(Options {
+                config: ConfigChoice::Discover,
+                project_context: true,
+                ..Options::default()
+            })
+    };
+    let mut ws = open_with(&root).open(&[&root]);
+    let read = ws.check().sources.len();
+    assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
+    std::fs::write(root.join("fplint.toml"), "ignore = [\"FP011\"]\n").unwrap();
+    ws.reconfigure(open_with(&root));
+    let report = ws.check();
+    assert!(codes(&report).is_empty());
+    assert_eq!(json(&report), json(&open_with(&root).check_paths(&[&root])));
+    // No file was read again.
+    assert_eq!(report.sources.len(), read);
+    std::fs::remove_file(root.join("fplint.toml")).unwrap();
+    ws.reconfigure(open_with(&root));
+    assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
+}

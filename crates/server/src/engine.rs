@@ -58,8 +58,23 @@ impl Engine {
         true
     }
 
-    /// Files were added or removed: walk the folder again.
-    pub fn rescan(&mut self) {
-        self.workspace.rescan();
+    /// Check with `linter` from now on (the configuration or settings
+    /// changed), keeping the models of the files.
+    pub fn reconfigure(&mut self, linter: Linter) {
+        self.workspace.reconfigure(linter);
+    }
+
+    /// Files were added or removed: walk the folder again, unless each is
+    /// a plain manifest that [`Engine::file_changed`] takes in as a walk
+    /// would.
+    pub fn rescan(&mut self, paths: &[PathBuf]) {
+        let mine: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| p.starts_with(&self.root))
+            .cloned()
+            .collect();
+        if mine.is_empty() || !self.workspace.walk_unneeded(&mine) {
+            self.workspace.rescan();
+        }
     }
 }

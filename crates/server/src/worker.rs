@@ -166,7 +166,14 @@ impl Worker {
     }
 
     fn engine(&self, root: PathBuf) -> Engine {
-        let choice = config_choice(&self.settings, Some(&root));
+        let linter = self.linter(&root);
+        Engine::open(linter, root)
+    }
+
+    /// The linter for the folder `root`, with the configuration and
+    /// settings as they are now.
+    fn linter(&self, root: &Path) -> Linter {
+        let choice = config_choice(&self.settings, Some(root));
         let options = Options {
             select: self.settings.select.clone(),
             ignore: self.settings.ignore.clone(),
@@ -174,7 +181,7 @@ impl Worker {
             config: choice.clone(),
             ..Options::default()
         };
-        let linter = match Linter::with_choice(std::slice::from_ref(&root), &choice) {
+        let linter = match Linter::with_choice(&[root], &choice) {
             Ok(l) => l,
             Err(e) => {
                 let message = match &choice {
@@ -188,7 +195,7 @@ impl Worker {
                 Linter::default()
             }
         };
-        Engine::open(linter.with_options(options), root)
+        linter.with_options(options)
     }
 
     fn show(&self, typ: MessageType, message: String) {
@@ -251,9 +258,10 @@ impl Worker {
                 }
             }
             Job::DiskChanged { paths, rescan } => {
-                if rescan {
+                // A configuration change walks every folder again anyway.
+                if rescan && !self.is_config(&paths) {
                     for (i, e) in self.engines.iter_mut().enumerate() {
-                        e.rescan();
+                        e.rescan(&paths);
                         self.dirty_engines.insert(i);
                     }
                 }
@@ -269,27 +277,44 @@ impl Worker {
         }
     }
 
-    /// Build every engine again, with the configuration and settings as
-    /// they are now, and check every open document again.
+    /// Give every engine the configuration and settings as they are now,
+    /// and check every open document again. The engines keep their models:
+    /// a configuration changes how the project is checked, not how its
+    /// files read.
     fn reload(&mut self) {
-        let roots = self
-            .engines
-            .iter()
-            .map(|e| e.root().to_path_buf())
+        for i in 0..self.engines.len() {
+            let linter = match self.engines.get(i) {
+                Some(e) => self.linter(e.root()),
+                None => continue,
+            };
+            if let Some(e) = self.engines.get_mut(i) {
+                e.reconfigure(linter);
+            }
+            self.dirty_engines.insert(i);
+        }
+        let loose: Vec<Url> = self
+            .open
+            .values()
+            .filter(|o| o.path.as_deref().and_then(|p| self.engine_of(p)).is_none())
+            .map(|o| o.uri.clone())
             .collect();
-        self.set_roots(roots);
+        self.dirty_loose.extend(loose);
     }
 
-    fn disk_changed(&mut self, paths: &[PathBuf]) {
-        let config = paths.iter().any(|p| {
+    /// Whether one of `paths` is a configuration file an engine reads.
+    fn is_config(&self, paths: &[PathBuf]) -> bool {
+        paths.iter().any(|p| {
             p.file_name()
                 .is_some_and(|n| n == "fplint.toml" || n == ".fplint.toml")
                 || self.engines.iter().any(|e| {
                     matches!(config_choice(&self.settings, Some(e.root())),
                         ConfigChoice::File(f) if canonical(&f) == *p)
                 })
-        });
-        if config {
+        })
+    }
+
+    fn disk_changed(&mut self, paths: &[PathBuf]) {
+        if self.is_config(paths) {
             // The configuration is read when an engine is built.
             self.reload();
             return;
