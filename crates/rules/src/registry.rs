@@ -195,7 +195,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         severities: &[Severity::Error],
         summary:
             "A pod on Fargate uses what Fargate refuses (DaemonSet, hostNetwork, privileged, ...)",
-        formats: &[K8s, Tf],
+        formats: &[K8s, Tf, Cfn],
         format_notes: &[],
         doc: include_str!("../docs/FP014.md"),
         rule: Some(&rules::fp014_fargate_unsupported_pod_spec::FargateUnsupportedPodSpec),
