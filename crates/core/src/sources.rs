@@ -52,7 +52,7 @@ pub struct Sources {
     /// components, which showed in profiles of large trees.
     by_path: Mutex<HashMap<Arc<OsStr>, FileId>>,
     /// Canonical forms of folders, as reached.
-    dirs: Mutex<HashMap<OsString, PathBuf>>,
+    dirs: CanonicalPaths,
     /// Canonical roots that reads must stay under; empty means no confinement.
     roots: Vec<PathBuf>,
     /// Where each file read from disk came from, to read a released text again.
@@ -79,6 +79,74 @@ impl Default for Sources {
 /// Default cap on one file: large enough for CDK-synthesised templates.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 
+/// Canonical paths, each folder resolved once from its parent's: one
+/// `lstat` per new folder instead of a `getcwd` and a `readlink` per
+/// component of every path, as [`Path::canonicalize`] costs.
+#[derive(Debug, Default)]
+pub struct CanonicalPaths {
+    dirs: Mutex<HashMap<OsString, PathBuf>>,
+}
+
+impl CanonicalPaths {
+    /// A file's canonical path. A `listed_file` (a regular file, as a
+    /// folder's listing showed it) is not asked whether it is a link.
+    pub fn file(&self, path: &Path, listed_file: bool) -> std::io::Result<PathBuf> {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return path.canonicalize();
+        };
+        // `a/.` names `a` itself, which may be a link.
+        if !path
+            .as_os_str()
+            .as_encoded_bytes()
+            .ends_with(name.as_encoded_bytes())
+        {
+            return path.canonicalize();
+        }
+        if !listed_file && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+            return path.canonicalize();
+        }
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        Ok(self.dir(parent, 0)?.join(name))
+    }
+
+    /// A folder's canonical path.
+    pub fn folder(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        if dir.as_os_str().is_empty() {
+            return self.dir(Path::new("."), 0);
+        }
+        self.dir(dir, 0)
+    }
+
+    /// A folder's canonical form from its parent's, cached.
+    fn dir(&self, dir: &Path, depth: usize) -> std::io::Result<PathBuf> {
+        if let Some(d) = self.lock().get(dir.as_os_str()) {
+            return Ok(d.clone());
+        }
+        let computed = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name)) if depth < 256 && !parent.as_os_str().is_empty() => {
+                if std::fs::symlink_metadata(dir)?.file_type().is_symlink() {
+                    dir.canonicalize()?
+                } else {
+                    self.dir(parent, depth + 1)?.join(name)
+                }
+            }
+            // The root, `.`, `..` and names ending in them: ask the system.
+            _ => dir.canonicalize()?,
+        };
+        self.lock()
+            .insert(dir.as_os_str().to_owned(), computed.clone());
+        Ok(computed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, PathBuf>> {
+        self.dirs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 impl Sources {
     /// A registry whose reads stay under `roots` (none: anywhere).
     pub fn new(roots: Vec<PathBuf>) -> Sources {
@@ -89,7 +157,7 @@ impl Sources {
         Sources {
             files: RwLock::new(Vec::new()),
             by_path: Mutex::new(HashMap::new()),
-            dirs: Mutex::new(HashMap::new()),
+            dirs: CanonicalPaths::default(),
             roots,
             origins: Mutex::new(HashMap::new()),
             changed: Mutex::new(Vec::new()),
@@ -379,52 +447,12 @@ impl Sources {
     /// `canonicalize` costs a `readlink` per path component; a folder's
     /// canonical form is computed once and reused for its regular files.
     fn canonical(&self, path: &Path, listed_file: bool) -> std::io::Result<PathBuf> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return path.canonicalize();
-        };
-        if !listed_file && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
-            return path.canonicalize();
-        }
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        Ok(self.canonical_dir(parent, 0)?.join(name))
+        self.dirs.file(path, listed_file)
     }
 
     /// A folder's canonical form, from the forms cached as files were read.
     pub fn canonical_folder(&self, dir: &Path) -> std::io::Result<PathBuf> {
-        if dir.as_os_str().is_empty() {
-            return self.canonical_dir(Path::new("."), 0);
-        }
-        self.canonical_dir(dir, 0)
-    }
-
-    /// A folder's canonical form from its parent's, cached: one `lstat` per
-    /// new folder instead of a `readlink` per component of its path.
-    fn canonical_dir(&self, dir: &Path, depth: usize) -> std::io::Result<PathBuf> {
-        if let Some(d) = self.lock_dirs().get(dir.as_os_str()) {
-            return Ok(d.clone());
-        }
-        let computed = match (dir.parent(), dir.file_name()) {
-            (Some(parent), Some(name)) if depth < 256 && !parent.as_os_str().is_empty() => {
-                if std::fs::symlink_metadata(dir)?.file_type().is_symlink() {
-                    dir.canonicalize()?
-                } else {
-                    self.canonical_dir(parent, depth + 1)?.join(name)
-                }
-            }
-            // The root, `.`, `..` and names ending in them: ask the system.
-            _ => dir.canonicalize()?,
-        };
-        self.lock_dirs()
-            .insert(dir.as_os_str().to_owned(), computed.clone());
-        Ok(computed)
-    }
-
-    fn lock_dirs(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, PathBuf>> {
-        self.dirs.lock().unwrap_or_else(|e| e.into_inner())
+        self.dirs.folder(dir)
     }
 
     fn lock_paths(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<OsStr>, FileId>> {

@@ -102,13 +102,11 @@ pub fn is_lintable_name(path: &Path) -> bool {
         || crate::terragrunt::is_unit(path)
 }
 
-/// Canonical paths of files, each folder's resolved once: `canonicalize`
-/// costs a `getcwd` and a `readlink` per component of the path, and the
-/// files named in one run are mostly in a few folders. A file that is a
-/// link is resolved whole.
+/// Canonical paths of files, remembered: the files named in one run are
+/// mostly in a few folders, each resolved once.
 #[derive(Debug, Default)]
 pub(crate) struct Canonical {
-    folders: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    paths: fplint_core::sources::CanonicalPaths,
     files: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
@@ -123,41 +121,9 @@ impl Canonical {
         if let Some(known) = self.files.get(path) {
             return known.clone();
         }
-        let found = self.resolve(path);
+        let found = self.paths.file(path, false).ok();
         self.files.insert(path.to_path_buf(), found.clone());
         found
-    }
-
-    /// [`Path::canonicalize`], with the folder's part cached.
-    fn resolve(&mut self, path: &Path) -> Option<PathBuf> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return path.canonicalize().ok();
-        };
-        // `a/.` names `a` itself, which may be a link.
-        if !path
-            .as_os_str()
-            .as_encoded_bytes()
-            .ends_with(name.as_encoded_bytes())
-        {
-            return path.canonicalize().ok();
-        }
-        if std::fs::symlink_metadata(path)
-            .ok()?
-            .file_type()
-            .is_symlink()
-        {
-            return path.canonicalize().ok();
-        }
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        let dir = self
-            .folders
-            .entry(parent.to_path_buf())
-            .or_insert_with_key(|d| d.canonicalize().ok());
-        Some(dir.as_ref()?.join(name))
     }
 }
 
