@@ -227,12 +227,8 @@ pub fn candidates(
     // The walks keep only the files that may define a cluster, read as
     // they are found, and every `.tf` file (a module is its folder).
     let tf_hits: Mutex<HashSet<PathBuf>> = Mutex::default();
-    let read_before = |p: &Path| match sniffed.by_path.is_empty() {
-        true => None,
-        false => sniffed.by_path.get(p),
-    };
     let keep = |p: &Path| {
-        let hit = match read_before(p) {
+        let hit = match sniffed.by_path.get(p) {
             Some(m) => m.cluster,
             None => may_define_cluster(p),
         };
@@ -255,20 +251,11 @@ pub fn candidates(
             .files
             .extend(walk::walk_keeping(&shallow, exclude, Some(1), &keep).files);
     }
-    let mut tf_hits = tf_hits.into_inner().unwrap_or_else(|e| e.into_inner());
     // The scope search read the folders it listed.
-    for c in reused {
-        let hit = match sniffed.by_path.get(&c.path) {
-            Some(m) => m.cluster,
-            None => may_define_cluster(&c.path),
-        };
-        if hit && is_tf(&c.path) {
-            tf_hits.insert(c.path.clone());
-        }
-        if hit || is_tf(&c.path) {
-            found.files.push(c);
-        }
-    }
+    found
+        .files
+        .extend(reused.into_iter().filter(|c| keep(&c.path)));
+    let tf_hits = tf_hits.into_inner().unwrap_or_else(|e| e.into_inner());
     let given_modules: HashSet<PathBuf> = walked
         .iter()
         .filter(|c| is_tf(&c.path))
