@@ -452,8 +452,7 @@ impl Workspace {
     /// configuration).
     pub fn reconfigure(&mut self, linter: Linter) {
         let (limits, max_file_size) = linter.options.effective_limits(&linter.config);
-        // `Limits` has no equality; its Debug form lists every field.
-        let remodel = format!("{limits:?}") != format!("{:?}", self.limits)
+        let remodel = limits != self.limits
             || max_file_size != self.sources.max_file_size
             || linter.options.overlays != self.linter.options.overlays;
         self.linter = linter;

@@ -36,7 +36,7 @@ pub use value::{parse_yaml, to_json, to_yaml, Map, Value, ValueSpan, YamlError, 
 
 /// Bounds on a render. Exceeding one is an error naming it, never a crash
 /// or a hang.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// `include`/`template`/`tpl` nesting.
     pub max_include_depth: usize,

@@ -88,7 +88,7 @@ pub struct Parsed {
 }
 
 /// Bounds that keep hostile input from exhausting memory or the stack.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Deepest nesting of a document.
     pub max_depth: usize,
