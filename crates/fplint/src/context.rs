@@ -469,13 +469,26 @@ fn scope(
             files.push(c);
             true
         });
+        // Read on the worker threads: pre-commit names every staged file
+        // of a folder, and the folder may hold hundreds.
+        let read: Vec<(PathBuf, Marks)> = {
+            use rayon::prelude::*;
+            let by_abs = &sniffed.by_abs;
+            files
+                .par_iter()
+                .map(|c| {
+                    let key = absolute(cwd, c);
+                    let marks = by_abs
+                        .get(&key)
+                        .copied()
+                        .unwrap_or_else(|| Marks::of(&c.path));
+                    (key, marks)
+                })
+                .collect()
+        };
         let mut hits = Vec::new();
-        for c in &files {
-            let key = absolute(cwd, c);
-            let marks = *sniffed
-                .by_abs
-                .entry(key.clone())
-                .or_insert_with(|| Marks::of(&c.path));
+        for (c, (key, marks)) in files.iter().zip(read) {
+            sniffed.by_abs.insert(key.clone(), marks);
             sniffed.by_path.insert(c.path.clone(), marks);
             if marks.cluster {
                 hits.push(key);

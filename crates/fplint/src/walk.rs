@@ -209,49 +209,26 @@ fn walk_with(
         }
         let root = arg.canonicalize().unwrap_or_else(|_| arg.clone());
         let found = std::sync::Mutex::new((Vec::new(), Vec::new(), Vec::new()));
-        let visitor = || {
-            // Each walker thread keeps its own lists and hands them over
-            // once, when it ends: no lock per entry.
-            let mut local = Local {
-                found: &found,
-                files: Vec::new(),
-                errors: Vec::new(),
-                kustomizations: Vec::new(),
-            };
-            let (root, excluded) = (&root, &excluded);
-            move |entry: Result<ignore::DirEntry, ignore::Error>| match entry {
-                Ok(e) => {
-                    if let Some(dir) = kustomization_dir(&e, excluded) {
-                        local.kustomizations.push(dir);
-                    } else if let Some(path) = accept(&e, root, excluded) {
-                        let kept = match keep {
-                            Some(k) if judged_early(&path) => k(&path),
-                            _ => true,
-                        };
-                        if kept {
-                            local.files.push(Candidate {
-                                path,
-                                explicit: false,
-                                listed_file: e.file_type().is_some_and(|t| t.is_file()),
-                            });
-                        }
-                    }
-                }
-                Err(e) => local.errors.push(e.to_string()),
-            }
-        };
-        if max_depth == Some(1) {
-            // One folder's listing: starting walker threads costs more
-            // than it saves.
-            let mut visit = visitor();
-            for entry in builder(arg, max_depth).build() {
-                visit(entry);
-            }
+        if max_depth == Some(1) || keep.is_some() {
+            // One folder's listing, or a search that reads what it lists
+            // (the named files' project): listed on this thread, which
+            // costs little, and read on the worker threads as the listing
+            // goes on. Walker threads of its own would contend with the
+            // pool's for the cores, and sleep between folders.
+            list_then_keep(&builder(arg, max_depth), &root, &excluded, keep, &found);
         } else {
             builder(arg, max_depth).build_parallel().run(|| {
-                let mut visit = visitor();
+                // Each walker thread keeps its own lists and hands them
+                // over once, when it ends: no lock per entry.
+                let mut local = Local {
+                    found: &found,
+                    files: Vec::new(),
+                    errors: Vec::new(),
+                    kustomizations: Vec::new(),
+                };
+                let (root, excluded) = (&root, &excluded);
                 Box::new(move |entry| {
-                    visit(entry);
+                    local.take(entry, root, excluded);
                     ignore::WalkState::Continue
                 })
             });
@@ -381,6 +358,51 @@ fn add_charts_of_templates(out: &mut Walked) {
     }
 }
 
+/// Files judged by `keep` a batch at a time, on the worker threads.
+const KEEP_BATCH: usize = 32;
+
+/// The walk of one folder listed on this thread, its files handed to `keep`
+/// in batches on the worker threads while the listing goes on (all kept
+/// without `keep`).
+fn list_then_keep(
+    builder: &ignore::WalkBuilder,
+    root: &Path,
+    excluded: &(dyn Fn(&Path) -> bool + Sync),
+    keep: Option<&(dyn Fn(&Path) -> bool + Sync)>,
+    found: &std::sync::Mutex<Found>,
+) {
+    // What `keep` may not judge yet is kept here (see `walk_with`'s end).
+    let judge = move |batch: Vec<Candidate>| -> Vec<Candidate> {
+        match keep {
+            Some(k) => batch
+                .into_iter()
+                .filter(|c| !judged_early(&c.path) || k(&c.path))
+                .collect(),
+            None => batch,
+        }
+    };
+    rayon::scope(|s| {
+        let mut local = Local {
+            found,
+            files: Vec::new(),
+            errors: Vec::new(),
+            kustomizations: Vec::new(),
+        };
+        for entry in builder.build() {
+            local.take(entry, root, excluded);
+            if keep.is_some() && local.files.len() >= KEEP_BATCH {
+                let batch = std::mem::take(&mut local.files);
+                s.spawn(move |_| {
+                    let kept = judge(batch);
+                    let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                    f.0.extend(kept);
+                });
+            }
+        }
+        local.files = judge(std::mem::take(&mut local.files));
+    });
+}
+
 /// One walker thread's finds, added to the shared lists when it is dropped.
 /// What the walk found: files, errors, `Kustomization` folders.
 type Found = (Vec<Candidate>, Vec<String>, Vec<PathBuf>);
@@ -390,6 +412,31 @@ struct Local<'a> {
     files: Vec<Candidate>,
     errors: Vec<String>,
     kustomizations: Vec<PathBuf>,
+}
+
+impl Local<'_> {
+    /// Sort a walked entry into the lists.
+    fn take(
+        &mut self,
+        entry: Result<ignore::DirEntry, ignore::Error>,
+        root: &Path,
+        excluded: &dyn Fn(&Path) -> bool,
+    ) {
+        match entry {
+            Ok(e) => {
+                if let Some(dir) = kustomization_dir(&e, excluded) {
+                    self.kustomizations.push(dir);
+                } else if let Some(path) = accept(&e, root, excluded) {
+                    self.files.push(Candidate {
+                        path,
+                        explicit: false,
+                        listed_file: e.file_type().is_some_and(|t| t.is_file()),
+                    });
+                }
+            }
+            Err(e) => self.errors.push(e.to_string()),
+        }
+    }
 }
 
 impl Drop for Local<'_> {
