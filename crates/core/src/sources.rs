@@ -664,6 +664,104 @@ mod tests {
         assert_eq!(&*a.text, "ours");
     }
 
+    /// A folder with `real/c.yaml`, a link `alias.yaml` to it and a link
+    /// `linked` to `real`, by its canonical path.
+    #[cfg(unix)]
+    fn linked_twice() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir(dir.join("real")).unwrap();
+        std::fs::write(dir.join("real/c.yaml"), "kind: C\n").unwrap();
+        std::os::unix::fs::symlink("real/c.yaml", dir.join("alias.yaml")).unwrap();
+        std::os::unix::fs::symlink("real", dir.join("linked")).unwrap();
+        (tmp, dir)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_reached_several_ways_is_shown_the_same_whatever_the_order() {
+        let (_tmp, dir) = linked_twice();
+        let [alias, linked, real] =
+            ["alias.yaml", "linked/c.yaml", "real/c.yaml"].map(|p| dir.join(p));
+        let orders: [[&PathBuf; 3]; 6] = [
+            [&alias, &linked, &real],
+            [&alias, &real, &linked],
+            [&linked, &alias, &real],
+            [&linked, &real, &alias],
+            [&real, &alias, &linked],
+            [&real, &linked, &alias],
+        ];
+        for order in orders {
+            let sources = Sources::new(vec![dir.clone()]);
+            let ids: Vec<FileId> = order.iter().map(|p| sources.load(p).unwrap().id).collect();
+            assert!(ids.iter().all(|id| *id == ids[0]), "read once: {ids:?}");
+            // The path without a link.
+            assert_eq!(
+                sources.peek(ids[0]).unwrap().path,
+                display_path(&real),
+                "{order:?}"
+            );
+            assert_eq!(sources.len(), 1);
+        }
+        // Both through links: the first in path order.
+        for order in [[&alias, &linked], [&linked, &alias]] {
+            let sources = Sources::new(vec![dir.clone()]);
+            let f = order.map(|p| sources.load(p).unwrap());
+            assert_eq!(sources.peek(f[0].id).unwrap().path, display_path(&alias));
+            // What a load returns shows the choice so far.
+            assert_eq!(f[1].path, display_path(&alias));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn loads_racing_on_threads_agree_on_the_path_shown() {
+        let (_tmp, dir) = linked_twice();
+        let paths = [
+            "alias.yaml",
+            "linked/c.yaml",
+            "real/c.yaml",
+            "linked/../linked/c.yaml",
+        ]
+        .map(|p| dir.join(p));
+        for _ in 0..50 {
+            let sources = Sources::new(vec![dir.clone()]);
+            std::thread::scope(|s| {
+                for p in &paths {
+                    let sources = &sources;
+                    s.spawn(move || sources.load(p).unwrap());
+                }
+            });
+            let shown: Vec<String> = sources.all().iter().map(|f| f.path.clone()).collect();
+            assert_eq!(shown, [display_path(&paths[2])]);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_chosen_path_is_shown_from_the_first_read() {
+        let (_tmp, dir) = linked_twice();
+        let [alias, linked, real] =
+            ["alias.yaml", "linked/c.yaml", "real/c.yaml"].map(|p| dir.join(p));
+        let sources = Sources::new(vec![dir.clone()]);
+        sources.choose_shown([(alias.as_path(), false), (linked.as_path(), true)]);
+        // Read first by a path the choice did not pick, and by a path with
+        // no link that came too late to be a candidate: the choice holds.
+        let f = sources.load(&linked).unwrap();
+        assert_eq!(f.path, display_path(&alias));
+        let g = sources.load(&real).unwrap();
+        assert_eq!(
+            (g.id, g.path.as_str()),
+            (f.id, display_path(&alias).as_str())
+        );
+        // A new choice renames a file read already.
+        sources.choose_shown([(real.as_path(), true), (alias.as_path(), false)]);
+        assert_eq!(sources.peek(f.id).unwrap().path, display_path(&real));
+        // Without candidates reaching it twice, the loads decide again.
+        sources.choose_shown([(real.as_path(), true)]);
+        assert!(sources.chosen.read().unwrap().is_empty());
+    }
+
     #[test]
     fn released_texts_come_back_unless_the_file_changed() {
         let tmp = tempfile::tempdir().unwrap();
