@@ -365,7 +365,8 @@ fn a_file_reached_two_ways_is_shown_under_one_path() {
             _ => {}
         }
     }
-    let cases: [(&[&str], &str); 4] = [
+    let absolute = d.path().join("real/c.yaml").to_string_lossy().into_owned();
+    let cases: [(&[&str], &str); 5] = [
         // The walk lists the link to the file and the file.
         (&["."], "real/c.yaml"),
         // Two walks: through the linked folder and the real one.
@@ -374,6 +375,8 @@ fn a_file_reached_two_ways_is_shown_under_one_path() {
             &["real/c.yaml", "linked/c.yaml", "alias.yaml"],
             "real/c.yaml",
         ),
+        // A relative path before an absolute one.
+        (&[&absolute, "./real/c.yaml", "linked"], "real/c.yaml"),
         // Every path goes through a link: the first in path order.
         (&["linked/c.yaml", "alias.yaml", "linked"], "alias.yaml"),
     ];

@@ -344,11 +344,15 @@ impl Sources {
 
     /// Of two paths to the file at `canonical`, whether `a` is the one to
     /// show: a path that names the file itself before one through a link
-    /// (the file a fix edits and an editor opens), then the first in path
-    /// order, as a sorted walk lists them. The order is total, so the path
-    /// shown is the same whatever order the paths come in.
+    /// (the file a fix edits and an editor opens), a relative path before
+    /// an absolute one (as the other files of a run are shown), then the
+    /// first in path order, as a sorted walk lists them. The order is
+    /// total, so the path shown is the same whatever order the paths come in.
     pub fn shown_before<'a>(&self, a: &'a str, b: &'a str, canonical: &Path) -> bool {
-        let rank = |s: &'a str| (self.through_link(s, canonical), Path::new(s));
+        let rank = |s: &'a str| {
+            let path = Path::new(s);
+            (self.through_link(s, canonical), path.is_absolute(), path)
+        };
         rank(a) < rank(b)
     }
 
