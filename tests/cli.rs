@@ -421,6 +421,69 @@ fn a_file_reached_two_ways_is_shown_under_one_path() {
     }
 }
 
+/// A Terraform module walked through a linked folder and through its own:
+/// its files are shown under their own folder, in every run.
+#[cfg(unix)]
+#[test]
+fn a_module_reached_through_a_linked_folder_is_shown_under_its_own() {
+    let d = tmp();
+    write(
+        d.path(),
+        "real/main.tf",
+        r#"resource "aws_eks_cluster" "this" {
+  name     = "catalog"
+  role_arn = "arn:aws:iam::111122223333:role/eks-cluster"
+  vpc_config {
+    subnet_ids = ["subnet-0c1", "subnet-0c2"]
+  }
+}
+
+resource "aws_eks_fargate_profile" "apps" {
+  cluster_name           = aws_eks_cluster.this.name
+  fargate_profile_name   = "apps"
+  pod_execution_role_arn = "arn:aws:iam::111122223333:role/eks-fargate"
+  subnet_ids             = ["subnet-0c1", "subnet-0c2"]
+  selector {
+    namespace = "apps"
+  }
+}
+"#,
+    );
+    if let Err(e) = std::os::unix::fs::symlink("real", d.path().join("linked")) {
+        panic!("symlink: {e}");
+    }
+    let mut first: Option<String> = None;
+    for threads in ["1", "4"] {
+        for _ in 0..20 {
+            let o = Command::new(env!("CARGO_BIN_EXE_fplint"))
+                .args([
+                    "check",
+                    "--no-config",
+                    "--format",
+                    "concise",
+                    "linked",
+                    "real",
+                ])
+                .current_dir(d.path())
+                .env("NO_COLOR", "1")
+                .env("RAYON_NUM_THREADS", threads)
+                .output();
+            let out = match o {
+                Ok(o) => stdout(&o),
+                Err(e) => panic!("cannot run fplint: {e}"),
+            };
+            assert!(out.contains(": FP005 [error] "), "{out}");
+            for line in out.lines() {
+                assert!(line.starts_with("real/main.tf:1:1: FP005 "), "{line}");
+            }
+            match &first {
+                Some(f) => assert_eq!(*f, out, "on {threads} threads"),
+                None => first = Some(out),
+            }
+        }
+    }
+}
+
 /// `fplint rule CODE` shows each rule's sources, for every registered rule.
 #[test]
 fn rule_output_shows_sources() {
