@@ -339,6 +339,151 @@ fn output_is_identical_across_thread_counts() {
     assert_eq!(one, run("4"));
 }
 
+/// A file reached two ways in one run (a link to it, a linked folder, its
+/// own path) is read once and shown under one path, the same in every run
+/// and on any number of threads: the path without a link, else the first
+/// in path order. It was the path of whichever thread read the file first.
+#[cfg(unix)]
+#[test]
+fn a_file_reached_two_ways_is_shown_under_one_path() {
+    let d = tmp();
+    write(d.path(), "real/c.yaml", LABELLED);
+    for (target, name) in [("real/c.yaml", "alias.yaml"), ("real", "linked")] {
+        if let Err(e) = std::os::unix::fs::symlink(target, d.path().join(name)) {
+            panic!("symlink: {e}");
+        }
+    }
+    fn files(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(serde_json::Value::String(f)) = m.get("file") {
+                    out.insert(f.clone());
+                }
+                m.values().for_each(|v| files(v, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| files(v, out)),
+            _ => {}
+        }
+    }
+    let absolute = d.path().join("real/c.yaml").to_string_lossy().into_owned();
+    let cases: [(&[&str], &str); 5] = [
+        // The walk lists the link to the file and the file.
+        (&["."], "real/c.yaml"),
+        // Two walks: through the linked folder and the real one.
+        (&["linked", "real"], "real/c.yaml"),
+        (
+            &["real/c.yaml", "linked/c.yaml", "alias.yaml"],
+            "real/c.yaml",
+        ),
+        // A relative path before an absolute one.
+        (&[&absolute, "./real/c.yaml", "linked"], "real/c.yaml"),
+        // Every path goes through a link: the first in path order.
+        (&["linked/c.yaml", "alias.yaml", "linked"], "alias.yaml"),
+    ];
+    for (paths, shown) in cases {
+        let concise = format!(
+            "{shown}:10:9: FP001 [error] CoreDNS stays Pending: eksctl moves CoreDNS to Fargate only when a `kube-system` selector has no labels\n"
+        );
+        let mut first: Option<Vec<u8>> = None;
+        for threads in ["1", "4"] {
+            for run in 0..30 {
+                let format = if run % 2 == 0 { "json" } else { "concise" };
+                let o = Command::new(env!("CARGO_BIN_EXE_fplint"))
+                    .args(["check", "--no-config", "--format", format])
+                    .args(paths)
+                    .current_dir(d.path())
+                    .env("NO_COLOR", "1")
+                    .env("RAYON_NUM_THREADS", threads)
+                    .output();
+                let o = match o {
+                    Ok(o) => o,
+                    Err(e) => panic!("cannot run fplint: {e}"),
+                };
+                assert_eq!(o.status.code(), Some(1), "{paths:?}: {}", stdout(&o));
+                if format == "concise" {
+                    assert_eq!(stdout(&o), concise, "{paths:?} on {threads} threads");
+                    continue;
+                }
+                // The finding, its related place and its fix all name it so.
+                let mut shown_as = std::collections::BTreeSet::new();
+                files(&json(&o), &mut shown_as);
+                assert_eq!(
+                    shown_as.into_iter().collect::<Vec<_>>(),
+                    [shown],
+                    "{paths:?} on {threads} threads"
+                );
+                match &first {
+                    Some(f) => assert_eq!(*f, o.stdout, "{paths:?} on {threads} threads"),
+                    None => first = Some(o.stdout),
+                }
+            }
+        }
+    }
+}
+
+/// A Terraform module walked through a linked folder and through its own:
+/// its files are shown under their own folder, in every run.
+#[cfg(unix)]
+#[test]
+fn a_module_reached_through_a_linked_folder_is_shown_under_its_own() {
+    let d = tmp();
+    write(
+        d.path(),
+        "real/main.tf",
+        r#"resource "aws_eks_cluster" "this" {
+  name     = "catalog"
+  role_arn = "arn:aws:iam::111122223333:role/eks-cluster"
+  vpc_config {
+    subnet_ids = ["subnet-0c1", "subnet-0c2"]
+  }
+}
+
+resource "aws_eks_fargate_profile" "apps" {
+  cluster_name           = aws_eks_cluster.this.name
+  fargate_profile_name   = "apps"
+  pod_execution_role_arn = "arn:aws:iam::111122223333:role/eks-fargate"
+  subnet_ids             = ["subnet-0c1", "subnet-0c2"]
+  selector {
+    namespace = "apps"
+  }
+}
+"#,
+    );
+    if let Err(e) = std::os::unix::fs::symlink("real", d.path().join("linked")) {
+        panic!("symlink: {e}");
+    }
+    let mut first: Option<String> = None;
+    for threads in ["1", "4"] {
+        for _ in 0..20 {
+            let o = Command::new(env!("CARGO_BIN_EXE_fplint"))
+                .args([
+                    "check",
+                    "--no-config",
+                    "--format",
+                    "concise",
+                    "linked",
+                    "real",
+                ])
+                .current_dir(d.path())
+                .env("NO_COLOR", "1")
+                .env("RAYON_NUM_THREADS", threads)
+                .output();
+            let out = match o {
+                Ok(o) => stdout(&o),
+                Err(e) => panic!("cannot run fplint: {e}"),
+            };
+            assert!(out.contains(": FP005 [error] "), "{out}");
+            for line in out.lines() {
+                assert!(line.starts_with("real/main.tf:1:1: FP005 "), "{line}");
+            }
+            match &first {
+                Some(f) => assert_eq!(*f, out, "on {threads} threads"),
+                None => first = Some(out),
+            }
+        }
+    }
+}
+
 /// `fplint rule CODE` shows each rule's sources, for every registered rule.
 #[test]
 fn rule_output_shows_sources() {

@@ -154,6 +154,17 @@ impl SourceFile {
         }
     }
 
+    /// The same file, shown under another path.
+    pub fn renamed(&self, path: impl Into<String>) -> SourceFile {
+        SourceFile {
+            id: self.id,
+            path: path.into(),
+            text: self.text.clone(),
+            lines: OnceLock::new(),
+            released: self.released,
+        }
+    }
+
     /// Whether the text was dropped to save memory.
     pub fn is_released(&self) -> bool {
         self.released.is_some()

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Why a file could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,6 +68,12 @@ pub struct Sources {
     /// editor's unsaved buffer), keyed by canonical path. Never released.
     /// Where each file read from an overlay stands on disk.
     overlaid: Mutex<HashMap<FileId, Arc<OsStr>>>,
+    /// The path a file the run reaches several ways is shown under, by
+    /// canonical path (see [`Sources::choose_shown`]).
+    chosen: RwLock<HashMap<Arc<OsStr>, String>>,
+    /// The working folder, canonical, to tell a relative path that goes
+    /// through a link.
+    cwd: OnceLock<Option<PathBuf>>,
 }
 
 impl Default for Sources {
@@ -164,6 +170,8 @@ impl Sources {
             overlays: Mutex::new(HashMap::new()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             overlaid: Mutex::new(HashMap::new()),
+            chosen: RwLock::new(HashMap::new()),
+            cwd: OnceLock::new(),
         }
     }
 
@@ -228,7 +236,7 @@ impl Sources {
         let key: Arc<OsStr> = Arc::from(canonical.as_os_str());
         if let Some(id) = self.lock_paths().get(&key).copied() {
             if let Some(f) = self.get(id) {
-                return Ok(f);
+                return Ok(self.reached_again(f, &display, &key));
             }
         }
         let overlay = self.lock_overlays().get(&key).cloned();
@@ -240,11 +248,12 @@ impl Sources {
         if let Some(id) = paths.get(&key).copied() {
             drop(paths);
             if let Some(f) = self.get(id) {
-                return Ok(f);
+                return Ok(self.reached_again(f, &display, &key));
             }
             paths = self.lock_paths();
         }
-        let f = self.add_text(display, text);
+        let shown = self.chosen_for(&key).unwrap_or(display);
+        let f = self.add_text(shown, text);
         // An overlay has no file to read again, so its text is never released.
         if overlay.is_none() {
             self.lock_origins().insert(f.id, key.clone());
@@ -256,6 +265,113 @@ impl Sources {
         }
         paths.insert(key, f.id);
         Ok(f)
+    }
+
+    /// Show each file that `paths` (with whether each was listed as a
+    /// regular file) reach in more than one way under one of those paths,
+    /// chosen from the paths alone rather than by which thread reads the
+    /// file first: see [`Sources::shown_before`]. Files read already are
+    /// renamed; a later call replaces the choices of an earlier one.
+    pub fn choose_shown<'a>(&self, paths: impl IntoIterator<Item = (&'a Path, bool)>) {
+        let mut first: HashMap<PathBuf, String> = HashMap::new();
+        let mut chosen: HashMap<Arc<OsStr>, String> = HashMap::new();
+        for (path, listed_file) in paths {
+            // A path that does not resolve is not read either.
+            let Ok(canonical) = self.canonical(path, listed_file) else {
+                continue;
+            };
+            let shown = display_path(path);
+            match first.entry(canonical) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(shown);
+                }
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let best = chosen
+                        .entry(Arc::from(e.key().as_os_str()))
+                        .or_insert_with(|| e.get().clone());
+                    if self.shown_before(&shown, best, e.key()) {
+                        *best = shown;
+                    }
+                }
+            }
+        }
+        drop(first);
+        for (key, shown) in &chosen {
+            let Some(id) = self.lock_paths().get(key).copied() else {
+                continue;
+            };
+            let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+            if let Some(slot) = files.get_mut(id.0 as usize) {
+                if slot.path != *shown {
+                    *slot = Arc::new(slot.renamed(shown.clone()));
+                }
+            }
+        }
+        *self.chosen.write().unwrap_or_else(|e| e.into_inner()) = chosen;
+    }
+
+    /// The path [`Sources::choose_shown`] chose for a canonical path.
+    fn chosen_for(&self, key: &OsStr) -> Option<String> {
+        let chosen = self.chosen.read().unwrap_or_else(|e| e.into_inner());
+        if chosen.is_empty() {
+            return None;
+        }
+        chosen.get(key).cloned()
+    }
+
+    /// A file read before, reached again as `display`. Unless
+    /// [`Sources::choose_shown`] settled it, it is shown under the path
+    /// that comes first of all those it was reached by, whichever came
+    /// first in time.
+    fn reached_again(&self, f: Arc<SourceFile>, display: &str, key: &OsStr) -> Arc<SourceFile> {
+        let canonical = Path::new(key);
+        if f.path == display
+            || !self.shown_before(display, &f.path, canonical)
+            || self.chosen_for(key).is_some()
+        {
+            return f;
+        }
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        let Some(slot) = files.get_mut(f.id.0 as usize) else {
+            return f;
+        };
+        // Another thread may have renamed it since: the rule decides again.
+        if slot.path != display && self.shown_before(display, &slot.path, canonical) {
+            *slot = Arc::new(slot.renamed(display));
+        }
+        slot.clone()
+    }
+
+    /// Of two paths to the file at `canonical`, whether `a` is the one to
+    /// show: a path that names the file itself before one through a link
+    /// (the file a fix edits and an editor opens), a relative path before
+    /// an absolute one (as the other files of a run are shown), then the
+    /// first in path order, as a sorted walk lists them. The order is
+    /// total, so the path shown is the same whatever order the paths come in.
+    pub fn shown_before<'a>(&self, a: &'a str, b: &'a str, canonical: &Path) -> bool {
+        let rank = |s: &'a str| {
+            let path = Path::new(s);
+            (self.through_link(s, canonical), path.is_absolute(), path)
+        };
+        rank(a) < rank(b)
+    }
+
+    /// Whether the shown path `shown` reaches `canonical` through a link
+    /// (in the file's name, a folder's, or the working folder's).
+    fn through_link(&self, shown: &str, canonical: &Path) -> bool {
+        let path = Path::new(shown);
+        if path.is_absolute() {
+            return path != canonical;
+        }
+        let cwd = self.cwd.get_or_init(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.canonicalize().unwrap_or(d))
+        });
+        match cwd {
+            Some(cwd) => Path::new(&display_path(&cwd.join(path))) != canonical,
+            None => true,
+        }
     }
 
     /// A regular file's text: bounded in size, UTF-8, without a BOM.
@@ -356,8 +472,9 @@ impl Sources {
         match files.get_mut(f.id.0 as usize) {
             // Another thread got there first.
             Some(slot) if !slot.is_released() => slot.clone(),
+            // Its path as it is now: it may have been renamed meanwhile.
             Some(slot) => {
-                *slot = Arc::new(SourceFile::new(f.id, f.path.clone(), text));
+                *slot = Arc::new(SourceFile::new(f.id, slot.path.clone(), text));
                 slot.clone()
             }
             None => f.clone(),
@@ -549,6 +666,104 @@ mod tests {
             .unwrap();
         assert_eq!(a.id, b.id, "one file, read once");
         assert_eq!(&*a.text, "ours");
+    }
+
+    /// A folder with `real/c.yaml`, a link `alias.yaml` to it and a link
+    /// `linked` to `real`, by its canonical path.
+    #[cfg(unix)]
+    fn linked_twice() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir(dir.join("real")).unwrap();
+        std::fs::write(dir.join("real/c.yaml"), "kind: C\n").unwrap();
+        std::os::unix::fs::symlink("real/c.yaml", dir.join("alias.yaml")).unwrap();
+        std::os::unix::fs::symlink("real", dir.join("linked")).unwrap();
+        (tmp, dir)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_reached_several_ways_is_shown_the_same_whatever_the_order() {
+        let (_tmp, dir) = linked_twice();
+        let [alias, linked, real] =
+            ["alias.yaml", "linked/c.yaml", "real/c.yaml"].map(|p| dir.join(p));
+        let orders: [[&PathBuf; 3]; 6] = [
+            [&alias, &linked, &real],
+            [&alias, &real, &linked],
+            [&linked, &alias, &real],
+            [&linked, &real, &alias],
+            [&real, &alias, &linked],
+            [&real, &linked, &alias],
+        ];
+        for order in orders {
+            let sources = Sources::new(vec![dir.clone()]);
+            let ids: Vec<FileId> = order.iter().map(|p| sources.load(p).unwrap().id).collect();
+            assert!(ids.iter().all(|id| *id == ids[0]), "read once: {ids:?}");
+            // The path without a link.
+            assert_eq!(
+                sources.peek(ids[0]).unwrap().path,
+                display_path(&real),
+                "{order:?}"
+            );
+            assert_eq!(sources.len(), 1);
+        }
+        // Both through links: the first in path order.
+        for order in [[&alias, &linked], [&linked, &alias]] {
+            let sources = Sources::new(vec![dir.clone()]);
+            let f = order.map(|p| sources.load(p).unwrap());
+            assert_eq!(sources.peek(f[0].id).unwrap().path, display_path(&alias));
+            // What a load returns shows the choice so far.
+            assert_eq!(f[1].path, display_path(&alias));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn loads_racing_on_threads_agree_on_the_path_shown() {
+        let (_tmp, dir) = linked_twice();
+        let paths = [
+            "alias.yaml",
+            "linked/c.yaml",
+            "real/c.yaml",
+            "linked/../linked/c.yaml",
+        ]
+        .map(|p| dir.join(p));
+        for _ in 0..50 {
+            let sources = Sources::new(vec![dir.clone()]);
+            std::thread::scope(|s| {
+                for p in &paths {
+                    let sources = &sources;
+                    s.spawn(move || sources.load(p).unwrap());
+                }
+            });
+            let shown: Vec<String> = sources.all().iter().map(|f| f.path.clone()).collect();
+            assert_eq!(shown, [display_path(&paths[2])]);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_chosen_path_is_shown_from_the_first_read() {
+        let (_tmp, dir) = linked_twice();
+        let [alias, linked, real] =
+            ["alias.yaml", "linked/c.yaml", "real/c.yaml"].map(|p| dir.join(p));
+        let sources = Sources::new(vec![dir.clone()]);
+        sources.choose_shown([(alias.as_path(), false), (linked.as_path(), true)]);
+        // Read first by a path the choice did not pick, and by a path with
+        // no link that came too late to be a candidate: the choice holds.
+        let f = sources.load(&linked).unwrap();
+        assert_eq!(f.path, display_path(&alias));
+        let g = sources.load(&real).unwrap();
+        assert_eq!(
+            (g.id, g.path.as_str()),
+            (f.id, display_path(&alias).as_str())
+        );
+        // A new choice renames a file read already.
+        sources.choose_shown([(real.as_path(), true), (alias.as_path(), false)]);
+        assert_eq!(sources.peek(f.id).unwrap().path, display_path(&real));
+        // Without candidates reaching it twice, the loads decide again.
+        sources.choose_shown([(real.as_path(), true)]);
+        assert!(sources.chosen.read().unwrap().is_empty());
     }
 
     #[test]

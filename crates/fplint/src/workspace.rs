@@ -523,6 +523,8 @@ impl Workspace {
             .map(|(k, u)| (k.clone(), u.kind))
             .collect();
         let (sources, limits) = (&self.sources, self.limits);
+        let candidates = [&self.files[..], &self.context.files];
+        lint::choose_shown(sources, self.paths.len(), &candidates);
         let before = sources.len();
         let builds = lint::in_pool(|| {
             crate::kustomize::plan_with_roots(&self.files, &self.context.builds, sources, limits)

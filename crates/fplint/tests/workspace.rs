@@ -674,3 +674,31 @@ fn a_new_configuration_keeps_the_models() {
     ws.reconfigure(open_with(&root));
     assert_eq!(codes(&ws.check()), [("web.yaml".to_string(), "FP011")]);
 }
+
+/// A file reached two ways (a link to it, and itself) is shown under the
+/// path without a link, as a run shows it, on opening and after a change
+/// made through either path.
+#[cfg(unix)]
+#[test]
+fn a_file_reached_two_ways_keeps_its_path_across_changes() {
+    let (_tmp, root) = project();
+    let root = root.canonicalize().unwrap();
+    std::os::unix::fs::symlink("web.yaml", root.join("alias.yaml")).unwrap();
+    std::fs::write(root.join("web.yaml"), deployment("other")).unwrap();
+    let shown = |r: &fplint::Report| -> Vec<String> {
+        let files = r.diagnostics().iter().filter_map(|d| r.file(d));
+        files.map(|f| f.path.clone()).collect()
+    };
+    let web = root.join("web.yaml").to_string_lossy().into_owned();
+    let mut ws = linter().open(&[&root]);
+    assert_eq!(shown(&assert_fresh(&ws, &root)), std::slice::from_ref(&web));
+    for changed in ["alias.yaml", "web.yaml"] {
+        std::fs::write(root.join("web.yaml"), deployment(changed)).unwrap();
+        assert!(ws.file_changed(&root.join(changed)));
+        assert_eq!(
+            shown(&assert_fresh(&ws, &root)),
+            [web.as_str()],
+            "{changed}"
+        );
+    }
+}

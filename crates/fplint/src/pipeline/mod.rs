@@ -133,6 +133,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut sources = Sources::new(roots).with_overlays(&opts.overlays);
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
+    let candidates = [&walked.files[..], &context.files, &context.applied];
+    plan::choose_shown(&sources, paths.len(), &candidates);
     let jobs = plan_units(&walked, &context, &sources, limits);
 
     // Units are modelled in parallel a batch at a time and absorbed in key

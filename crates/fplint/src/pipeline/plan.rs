@@ -135,6 +135,21 @@ pub(crate) fn plan_units<'a>(
     jobs
 }
 
+/// Choose the path each file reached more than once is shown under, before
+/// any is read: otherwise the thread that reads it first would choose.
+/// `walks` is how many paths were walked; `lists` are the candidates.
+pub(crate) fn choose_shown(sources: &Sources, walks: usize, lists: &[&[Candidate]]) {
+    let all = || lists.iter().flat_map(|l| l.iter());
+    // One walk lists each file once (it follows no folder link): only a
+    // second walk, a named file or a link to a file can reach one twice.
+    let twice = walks > 1 || all().any(|c| !c.listed_file);
+    sources.choose_shown(
+        all()
+            .filter(|_| twice)
+            .map(|c| (c.path.as_path(), c.listed_file)),
+    );
+}
+
 /// A folder unit's folder, whether it is context, and its row of [`INPUTS`].
 type GroupKey = (PathBuf, bool, usize);
 
