@@ -155,11 +155,26 @@ impl CanonicalPaths {
 
 impl Sources {
     /// A registry whose reads stay under `roots` (none: anywhere).
-    pub fn new(roots: Vec<PathBuf>) -> Sources {
-        let roots = roots
+    pub fn new(mut roots: Vec<PathBuf>) -> Sources {
+        // Named files of one folder give it once each: resolved once, and
+        // each read checked against it once.
+        roots.sort();
+        roots.dedup();
+        let mut roots: Vec<PathBuf> = roots
             .into_iter()
             .map(|r| r.canonicalize().unwrap_or(r))
             .collect();
+        roots.sort();
+        roots.dedup();
+        // A root inside another confines nothing more. In path order a
+        // folder's descendants follow it.
+        let mut outer: Vec<PathBuf> = Vec::with_capacity(roots.len());
+        for r in roots {
+            if !outer.last().is_some_and(|o| r.starts_with(o)) {
+                outer.push(r);
+            }
+        }
+        let roots = outer;
         Sources {
             files: RwLock::new(Vec::new()),
             by_path: Mutex::new(HashMap::new()),

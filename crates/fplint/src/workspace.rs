@@ -163,8 +163,8 @@ impl Workspace {
     fn new_sources(&self, context_roots: &[PathBuf]) -> Sources {
         let opts = &self.linter.options;
         let (_, max_file_size) = opts.effective_limits(&self.linter.config);
-        let mut sources =
-            Sources::new(lint::roots_of(&self.paths, context_roots)).with_overlays(&opts.overlays);
+        let mut sources = Sources::new(lint::roots_of(&self.paths, context_roots, Path::is_file))
+            .with_overlays(&opts.overlays);
         sources.max_file_size = max_file_size;
         sources
     }

@@ -61,13 +61,17 @@ pub(crate) fn context_of(
     }
 }
 
-/// The folders reads are confined to: each path (a file's folder), and the
-/// named files' project roots.
-pub(crate) fn roots_of(paths: &[PathBuf], context: &[PathBuf]) -> Vec<PathBuf> {
+/// The folders reads are confined to: each path (a file's folder, as
+/// `is_file` tells), and the named files' project roots.
+pub(crate) fn roots_of(
+    paths: &[PathBuf],
+    context: &[PathBuf],
+    is_file: impl Fn(&Path) -> bool,
+) -> Vec<PathBuf> {
     paths
         .iter()
         .map(|p| {
-            if p.is_file() {
+            if is_file(p) {
                 p.parent()
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
             } else {

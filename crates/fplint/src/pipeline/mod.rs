@@ -119,7 +119,16 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let walked = walk::walk(paths, exclude_of(cfg, &base));
     let context = context_of(&walked.files, opts, cfg, &base);
     // Terragrunt units read the files they include above them.
-    let mut roots = roots_of(paths, &context.roots);
+    // The walk asked each path what it is: a named file is in its lists.
+    let named: std::collections::HashSet<&std::path::Path> = walked
+        .files
+        .iter()
+        .filter(|c| c.explicit)
+        .map(|c| c.path.as_path())
+        .chain(walked.chart_templates.iter().map(PathBuf::as_path))
+        .collect();
+    let mut roots = roots_of(paths, &context.roots, |p| named.contains(p));
+    drop(named);
     roots.extend(crate::terragrunt::roots(&walked.files));
     // Local modules are read wherever in the project they are.
     roots.extend(crate::modules::roots(paths, &walked.files));
