@@ -52,7 +52,7 @@ pub struct Sources {
     /// components, which showed in profiles of large trees.
     by_path: Mutex<HashMap<Arc<OsStr>, FileId>>,
     /// Canonical forms of folders, as reached.
-    dirs: CanonicalPaths,
+    dirs: Arc<CanonicalPaths>,
     /// Canonical roots that reads must stay under; empty means no confinement.
     roots: Vec<PathBuf>,
     /// Where each file read from disk came from, to read a released text again.
@@ -88,9 +88,14 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 /// Canonical paths, each folder resolved once from its parent's: one
 /// `lstat` per new folder instead of a `getcwd` and a `readlink` per
 /// component of every path, as [`Path::canonicalize`] costs.
+///
+/// One set may serve a whole run (the walk, the named files' context and
+/// [`Sources`]): what one asked of a path, the others need not ask again.
 #[derive(Debug, Default)]
 pub struct CanonicalPaths {
     dirs: Mutex<HashMap<OsString, PathBuf>>,
+    /// Whether each file asked about as given is a link.
+    links: Mutex<HashMap<OsString, bool>>,
 }
 
 impl CanonicalPaths {
@@ -108,7 +113,7 @@ impl CanonicalPaths {
         {
             return path.canonicalize();
         }
-        if !listed_file && std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        if !listed_file && self.is_link(path)? {
             return path.canonicalize();
         }
         let parent = if parent.as_os_str().is_empty() {
@@ -151,6 +156,17 @@ impl CanonicalPaths {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, PathBuf>> {
         self.dirs.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Whether the file at `path` is a link, asked once per path.
+    fn is_link(&self, path: &Path) -> std::io::Result<bool> {
+        let links = || self.links.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&known) = links().get(path.as_os_str()) {
+            return Ok(known);
+        }
+        let link = std::fs::symlink_metadata(path)?.file_type().is_symlink();
+        links().insert(path.as_os_str().to_owned(), link);
+        Ok(link)
+    }
 }
 
 impl Sources {
@@ -178,7 +194,7 @@ impl Sources {
         Sources {
             files: RwLock::new(Vec::new()),
             by_path: Mutex::new(HashMap::new()),
-            dirs: CanonicalPaths::default(),
+            dirs: Arc::default(),
             roots,
             origins: Mutex::new(HashMap::new()),
             changed: Mutex::new(Vec::new()),
@@ -188,6 +204,13 @@ impl Sources {
             chosen: RwLock::new(HashMap::new()),
             cwd: OnceLock::new(),
         }
+    }
+
+    /// Resolve paths with `paths`, which the run's walk has filled: a
+    /// named file is not asked again whether it is a link.
+    pub fn with_canonical_paths(mut self, paths: Arc<CanonicalPaths>) -> Sources {
+        self.dirs = paths;
+        self
     }
 
     /// The canonical path a file was read from (or stands in for, when an

@@ -14,10 +14,11 @@
 
 use crate::config::FILE_NAMES;
 use crate::walk::{self, Candidate, Canonical};
+use fplint_core::sources::CanonicalPaths;
 use globset::GlobSet;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// Byte strings without which a YAML or JSON file defines no cluster.
 const DOCUMENT_NEEDLES: &[&[u8]] = &[b"eksctl.io/v1alpha5", b"AWS::EKS::"];
@@ -107,6 +108,17 @@ pub fn candidates(
     exclude: Option<(&GlobSet, &Path)>,
     whole_root: bool,
 ) -> Context {
+    candidates_sharing(walked, exclude, whole_root, Arc::default())
+}
+
+/// [`candidates`], resolving paths with `paths` (the walk's): the named
+/// files are not asked again whether they are links.
+pub fn candidates_sharing(
+    walked: &[Candidate],
+    exclude: Option<(&GlobSet, &Path)>,
+    whole_root: bool,
+    paths: Arc<CanonicalPaths>,
+) -> Context {
     let named: Vec<&Candidate> = walked.iter().filter(|c| c.explicit).collect();
     if named.is_empty() {
         return Context::default();
@@ -128,7 +140,10 @@ pub fn candidates(
     // The files of each listed folder that may define a cluster.
     let mut hits_in: std::collections::HashMap<PathBuf, Vec<PathBuf>> =
         std::collections::HashMap::new();
-    let mut projects_of = Projects::default();
+    let mut projects_of = Projects {
+        roots: std::collections::HashMap::new(),
+        canonical: Canonical::sharing(paths),
+    };
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {

@@ -1,8 +1,10 @@
 //! Finding the files to lint: folders walked like ripgrep does (.gitignore,
 //! hidden files skipped), files named on the command line always linted.
 
+use fplint_core::sources::CanonicalPaths;
 use globset::GlobSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Extensions read when walking a folder.
 const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
@@ -35,6 +37,8 @@ pub struct Walked {
     /// not reach, sorted: Go-template source, not manifests, left out of
     /// `files`; their charts' `Chart.yaml` is in `files` instead.
     pub chart_templates: Vec<PathBuf>,
+    /// The canonical paths the walk resolved, for the rest of the run.
+    pub canonical_paths: Arc<CanonicalPaths>,
 }
 
 /// Whether `path` lies in the `templates/` folder (at any depth) of a
@@ -106,11 +110,19 @@ pub fn is_lintable_name(path: &Path) -> bool {
 /// mostly in a few folders, each resolved once.
 #[derive(Debug, Default)]
 pub(crate) struct Canonical {
-    paths: fplint_core::sources::CanonicalPaths,
+    paths: Arc<CanonicalPaths>,
     files: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
 impl Canonical {
+    /// Resolving with `paths`, which other parts of the run share.
+    pub(crate) fn sharing(paths: Arc<CanonicalPaths>) -> Canonical {
+        Canonical {
+            paths,
+            files: std::collections::HashMap::new(),
+        }
+    }
+
     /// `path` canonical, or as given when it does not resolve.
     pub(crate) fn of(&mut self, path: &Path) -> PathBuf {
         self.get(path).unwrap_or_else(|| path.to_path_buf())
@@ -182,7 +194,7 @@ fn walk_with(
 ) -> Walked {
     let mut out = Walked::default();
     let excluded = |p: &Path| is_excluded(exclude, p);
-    let mut canonical = Canonical::default();
+    let mut canonical = Canonical::sharing(out.canonical_paths.clone());
     for arg in paths {
         let meta = match std::fs::metadata(arg) {
             Ok(m) => m,

@@ -328,9 +328,8 @@ impl Workspace {
     pub fn rescan(&mut self) {
         let cfg = &self.linter.config;
         let walked = lint::in_pool(|| walk::walk(&self.paths, lint::exclude_of(cfg, &self.base)));
-        let mut context = lint::in_pool(|| {
-            lint::context_of(&walked.files, &self.linter.options, cfg, &self.base)
-        });
+        let mut context =
+            lint::in_pool(|| lint::context_of(&walked, &self.linter.options, cfg, &self.base));
         // Terragrunt units read the files they include above them.
         context
             .roots

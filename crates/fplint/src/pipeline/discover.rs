@@ -5,7 +5,7 @@
 use super::Options;
 use crate::config::{self, Config, ConfigError};
 use crate::notice::{Notice, NoticeKind};
-use crate::walk::Candidate;
+use crate::walk::Walked;
 use std::path::{Path, PathBuf};
 
 /// Where the configuration comes from.
@@ -48,14 +48,19 @@ pub(crate) fn exclude_of<'a>(
 
 /// The context of the named files among `walked`, when the options ask for it.
 pub(crate) fn context_of(
-    walked: &[Candidate],
+    walked: &Walked,
     opts: &Options,
     cfg: &Config,
     base: &Option<PathBuf>,
 ) -> crate::context::Context {
     if opts.project_context {
         let anywhere = cfg.clusters.values().any(|o| !o.paths.is_empty());
-        crate::context::candidates(walked, exclude_of(cfg, base), anywhere)
+        crate::context::candidates_sharing(
+            &walked.files,
+            exclude_of(cfg, base),
+            anywhere,
+            walked.canonical_paths.clone(),
+        )
     } else {
         crate::context::Context::default()
     }
