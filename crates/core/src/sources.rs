@@ -157,6 +157,14 @@ impl CanonicalPaths {
         self.dirs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Record what a caller learnt of `path` from its own `lstat`.
+    pub fn note_link(&self, path: &Path, link: bool) {
+        self.links
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path.as_os_str().to_owned(), link);
+    }
+
     /// Whether the file at `path` is a link, asked once per path.
     fn is_link(&self, path: &Path) -> std::io::Result<bool> {
         let links = || self.links.lock().unwrap_or_else(|e| e.into_inner());

@@ -196,7 +196,17 @@ fn walk_with(
     let excluded = |p: &Path| is_excluded(exclude, p);
     let mut canonical = Canonical::sharing(out.canonical_paths.clone());
     for arg in paths {
-        let meta = match std::fs::metadata(arg) {
+        // One `lstat` says what a path that is not a link is, and that it
+        // is none, which resolving it later would ask again.
+        let meta = match std::fs::symlink_metadata(arg).and_then(|m| {
+            let link = m.file_type().is_symlink();
+            out.canonical_paths.note_link(arg, link);
+            if link {
+                std::fs::metadata(arg)
+            } else {
+                Ok(m)
+            }
+        }) {
             Ok(m) => m,
             Err(e) => {
                 out.errors.push(format!("{}: {e}", arg.display()));
