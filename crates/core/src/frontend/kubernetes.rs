@@ -33,12 +33,11 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
             .iter()
             .rev()
             .find(|e| e.key.scalar().unwrap_or_default() == key)?;
-        Value::from_node(&e.value).as_str().map(str::to_owned)
+        crate::value::text_of(&e.value)
     };
-    let (api, kind) = (top("apiVersion"), top("kind"));
     if !read(
-        api.as_deref().unwrap_or_default(),
-        kind.as_deref().unwrap_or_default(),
+        top("apiVersion").unwrap_or_default(),
+        top("kind").unwrap_or_default(),
     ) {
         return;
     }
