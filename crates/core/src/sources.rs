@@ -526,8 +526,9 @@ pub fn display_path(path: &Path) -> String {
         if !body.is_empty()
             && std::path::MAIN_SEPARATOR == '/'
             && body
-                .split('/')
-                .all(|p| !p.is_empty() && p != "." && p != "..")
+                .as_bytes()
+                .split(|&b| b == b'/')
+                .all(|p| !matches!(p, b"" | b"." | b".."))
         {
             return s.to_string();
         }
