@@ -487,7 +487,10 @@ fn profile_sig(p: &FargateProfile) -> Option<String> {
     for sel in p.selectors.known()? {
         s.push_str(sel.namespace.known()?);
         for (k, v) in sel.known_labels()? {
-            s.push_str(&format!("\u{1}{k}={v}"));
+            s.push('\u{1}');
+            s.push_str(k);
+            s.push('=');
+            s.push_str(v);
         }
         s.push('\u{2}');
     }

@@ -22,6 +22,15 @@ pub fn dot(path: &str, key: &str) -> String {
     s
 }
 
+/// The parts one after another, in one allocation.
+pub fn concat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
 /// `path[i]`.
 pub fn index(path: &str, i: usize) -> String {
     let mut s = String::with_capacity(path.len() + 6);
@@ -58,6 +67,11 @@ mod tests {
             assert_eq!(index("a.b", i), format!("a.b[{i}]"));
         }
         assert_eq!(index("", 3), "[3]");
+        assert_eq!(
+            concat(&["mod.", "", "aws_eks_cluster", ".", "x"]),
+            "mod.aws_eks_cluster.x"
+        );
+        assert_eq!(concat(&[]), "");
         assert_eq!(child("spec", "template"), "spec.template");
         assert_eq!(child("", "spec"), "spec");
         assert_eq!(child("spec", ""), "spec");

@@ -165,6 +165,11 @@ pub fn patterns_intersect(a: &str, b: &str) -> bool {
     if a.len().saturating_mul(b.len()) > crate::glob::MAX_WORK {
         return a == b;
     }
+    // Without wildcards (most namespaces) each matches itself alone.
+    let wild = |p: &str| p.bytes().any(|c| c == b'*' || c == b'?');
+    if !wild(a) && !wild(b) {
+        return a == b;
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let (n, m) = (a.len(), b.len());

@@ -2,6 +2,7 @@
 //! trees the user named, and addressed by [`FileId`].
 
 use crate::source::{FileId, Fingerprint, SourceFile};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -50,24 +51,24 @@ pub struct Sources {
     files: RwLock<Vec<Arc<SourceFile>>>,
     /// Keyed by the canonical path's bytes: `Path`'s own hash walks its
     /// components, which showed in profiles of large trees.
-    by_path: Mutex<HashMap<Arc<OsStr>, FileId>>,
+    by_path: Mutex<FxHashMap<Arc<OsStr>, FileId>>,
     /// Canonical forms of folders, as reached.
     dirs: Arc<CanonicalPaths>,
     /// Canonical roots that reads must stay under; empty means no confinement.
     roots: Vec<PathBuf>,
     /// Where each file read from disk came from, to read a released text again.
-    origins: Mutex<HashMap<FileId, Arc<OsStr>>>,
+    origins: Mutex<FxHashMap<FileId, Arc<OsStr>>>,
     /// Files whose text changed between the first read and a second one.
     changed: Mutex<Vec<String>>,
     /// Texts that stand in for files on disk (an editor's unsaved buffers),
     /// by canonical path.
-    overlays: Mutex<HashMap<Arc<OsStr>, Arc<str>>>,
+    overlays: Mutex<FxHashMap<Arc<OsStr>, Arc<str>>>,
     /// Largest file read, in bytes.
     pub max_file_size: u64,
     /// Texts that stand in for files on disk (a fix not yet written, an
     /// editor's unsaved buffer), keyed by canonical path. Never released.
     /// Where each file read from an overlay stands on disk.
-    overlaid: Mutex<HashMap<FileId, Arc<OsStr>>>,
+    overlaid: Mutex<FxHashMap<FileId, Arc<OsStr>>>,
     /// The path a file the run reaches several ways is shown under, by
     /// canonical path (see [`Sources::choose_shown`]).
     chosen: RwLock<HashMap<Arc<OsStr>, String>>,
@@ -93,7 +94,7 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 /// [`Sources`]): what one asked of a path, the others need not ask again.
 #[derive(Debug, Default)]
 pub struct CanonicalPaths {
-    dirs: Mutex<HashMap<OsString, PathBuf>>,
+    dirs: Mutex<FxHashMap<OsString, PathBuf>>,
     /// Whether each file asked about as given is a link.
     links: Mutex<HashMap<OsString, bool>>,
 }
@@ -121,7 +122,12 @@ impl CanonicalPaths {
         } else {
             parent
         };
-        Ok(self.dir(parent, 0)?.join(name))
+        // Joined under the lock when the folder is cached: one allocation,
+        // not a copy of the folder's path and then another with the name.
+        if let Some(d) = self.lock().get(parent.as_os_str()) {
+            return Ok(joined(d, name));
+        }
+        Ok(joined(&self.dir(parent, 0)?, name))
     }
 
     /// A folder's canonical path.
@@ -153,7 +159,7 @@ impl CanonicalPaths {
         Ok(computed)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<OsString, PathBuf>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<OsString, PathBuf>> {
         self.dirs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -175,6 +181,14 @@ impl CanonicalPaths {
         links().insert(path.as_os_str().to_owned(), link);
         Ok(link)
     }
+}
+
+/// `dir.join(name)` for a plain file name, allocated once at its size.
+fn joined(dir: &Path, name: &OsStr) -> PathBuf {
+    let mut out = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    out.push(dir);
+    out.push(name);
+    out
 }
 
 impl Sources {
@@ -201,14 +215,14 @@ impl Sources {
         let roots = outer;
         Sources {
             files: RwLock::new(Vec::new()),
-            by_path: Mutex::new(HashMap::new()),
+            by_path: Mutex::new(FxHashMap::default()),
             dirs: Arc::default(),
             roots,
-            origins: Mutex::new(HashMap::new()),
+            origins: Mutex::new(FxHashMap::default()),
             changed: Mutex::new(Vec::new()),
-            overlays: Mutex::new(HashMap::new()),
+            overlays: Mutex::new(FxHashMap::default()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
-            overlaid: Mutex::new(HashMap::new()),
+            overlaid: Mutex::new(FxHashMap::default()),
             chosen: RwLock::new(HashMap::new()),
             cwd: OnceLock::new(),
         }
@@ -224,7 +238,7 @@ impl Sources {
     /// The canonical path a file was read from (or stands in for, when an
     /// overlay gave its text); `None` for text that never had a file.
     pub fn disk_path(&self, id: FileId) -> Option<PathBuf> {
-        let from = |m: &Mutex<HashMap<FileId, Arc<OsStr>>>| {
+        let from = |m: &Mutex<FxHashMap<FileId, Arc<OsStr>>>| {
             m.lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .get(&id)
@@ -423,33 +437,28 @@ impl Sources {
     /// A regular file's text: bounded in size, UTF-8, without a BOM.
     fn read_text(&self, canonical: &Path, display: &str) -> Result<String, LoadError> {
         let display = display.to_string();
-        let meta = std::fs::metadata(canonical).map_err(|e| LoadError::Io {
-            path: display.clone(),
-            reason: e.to_string(),
-        })?;
-        if !meta.is_file() {
-            return Err(LoadError::Io {
-                path: display,
-                reason: "not a regular file".into(),
-            });
-        }
-        if meta.len() > self.max_file_size {
-            return Err(LoadError::TooLarge {
-                path: display,
-                size: meta.len(),
-                limit: self.max_file_size,
-            });
-        }
-        // Read at most one byte past the limit: the file may grow after the
-        // size check (a log, a FIFO swapped in), and must not be read whole.
         let io = |e: std::io::Error| LoadError::Io {
             path: display.clone(),
             reason: e.to_string(),
         };
+        // Opened first and asked its size through the handle: one path
+        // lookup, not two. Opening does not wait on a FIFO (see `open`).
+        let mut file = match open(canonical) {
+            Ok(f) => f,
+            Err(e) => {
+                // The errors a look at the path would have given first (a
+                // folder, a file over the limit) keep their precedence.
+                self.check_meta(&std::fs::metadata(canonical).map_err(io)?, &display)?;
+                return Err(io(e));
+            }
+        };
+        let meta = file.metadata().map_err(io)?;
+        self.check_meta(&meta, &display)?;
+        // Read at most one byte past the limit: the file may grow after the
+        // size check (a log, a FIFO swapped in), and must not be read whole.
         let expected = usize::try_from(meta.len().min(self.max_file_size)).unwrap_or(0);
         let mut bytes = Vec::with_capacity(expected.saturating_add(1));
-        std::fs::File::open(canonical)
-            .map_err(io)?
+        (&mut file)
             .take(self.max_file_size.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(io)?;
@@ -469,6 +478,24 @@ impl Sources {
             .strip_prefix('\u{feff}')
             .map(str::to_owned)
             .unwrap_or(text))
+    }
+
+    /// A regular file within the size limit, or the error that says why not.
+    fn check_meta(&self, meta: &std::fs::Metadata, display: &str) -> Result<(), LoadError> {
+        if !meta.is_file() {
+            return Err(LoadError::Io {
+                path: display.to_string(),
+                reason: "not a regular file".into(),
+            });
+        }
+        if meta.len() > self.max_file_size {
+            return Err(LoadError::TooLarge {
+                path: display.to_string(),
+                size: meta.len(),
+                limit: self.max_file_size,
+            });
+        }
+        Ok(())
     }
 
     /// Drop a file's text until it is asked for again: on a large tree most
@@ -579,7 +606,7 @@ impl Sources {
         Ok(Arc::from(canonical.as_os_str()))
     }
 
-    fn lock_overlays(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<OsStr>, Arc<str>>> {
+    fn lock_overlays(&self) -> std::sync::MutexGuard<'_, FxHashMap<Arc<OsStr>, Arc<str>>> {
         self.overlays.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -603,7 +630,7 @@ impl Sources {
         self.len() == 0
     }
 
-    fn lock_origins(&self) -> std::sync::MutexGuard<'_, HashMap<FileId, Arc<OsStr>>> {
+    fn lock_origins(&self) -> std::sync::MutexGuard<'_, FxHashMap<FileId, Arc<OsStr>>> {
         self.origins.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -618,7 +645,7 @@ impl Sources {
         self.dirs.folder(dir)
     }
 
-    fn lock_paths(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<OsStr>, FileId>> {
+    fn lock_paths(&self) -> std::sync::MutexGuard<'_, FxHashMap<Arc<OsStr>, FileId>> {
         self.by_path.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -640,6 +667,20 @@ impl Sources {
     }
 }
 
+/// Open a file to read. On unix without waiting: opening a FIFO for reading
+/// blocks until a writer comes, and the caller rejects what is not a regular
+/// file from the handle (reads of regular files ignore the flag).
+fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
 /// A path as shown to the user: lexically normalised, `/`-separated.
 pub fn display_path(path: &Path) -> String {
     // Most paths are already in that form: keep them as they are.
@@ -648,8 +689,9 @@ pub fn display_path(path: &Path) -> String {
         if !body.is_empty()
             && std::path::MAIN_SEPARATOR == '/'
             && body
-                .split('/')
-                .all(|p| !p.is_empty() && p != "." && p != "..")
+                .as_bytes()
+                .split(|&b| b == b'/')
+                .all(|p| !matches!(p, b"" | b"." | b".."))
         {
             return s.to_string();
         }
@@ -851,6 +893,40 @@ mod tests {
         assert!(f.text.is_empty(), "never the new text under the old spans");
         assert_eq!(sources.take_changed(), vec![display_path(&c)]);
         assert!(sources.take_changed().is_empty());
+    }
+
+    #[test]
+    fn what_is_not_a_readable_regular_file_is_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let big = tmp.path().join("big.yaml");
+        std::fs::write(&big, "kind: A\n").unwrap();
+        std::fs::create_dir(tmp.path().join("dir")).unwrap();
+        let mut sources = Sources::new(vec![tmp.path().to_path_buf()]);
+        sources.max_file_size = 4;
+        let reason = |p: &str| match sources.load(&tmp.path().join(p)) {
+            Err(LoadError::Io { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(reason("dir"), "not a regular file");
+        assert!(reason("missing.yaml").contains("os error 2"));
+        assert!(matches!(
+            sources.load(&big),
+            Err(LoadError::TooLarge {
+                size: 8,
+                limit: 4,
+                ..
+            })
+        ));
+        // A FIFO is refused without waiting for a writer.
+        #[cfg(unix)]
+        {
+            let status = std::process::Command::new("mkfifo")
+                .arg(tmp.path().join("pipe"))
+                .status();
+            if status.is_ok_and(|s| s.success()) {
+                assert_eq!(reason("pipe"), "not a regular file");
+            }
+        }
     }
 
     #[test]

@@ -162,6 +162,17 @@ impl Value {
     }
 }
 
+/// What `Value::from_node(node).as_str()` gives, without building the value.
+pub(crate) fn text_of(node: &Node) -> Option<&str> {
+    match &node.kind {
+        NodeKind::Scalar(s, ScalarStyle::Plain) if node.tag.is_none() => {
+            (!node.is_null() && node.as_bool().is_none()).then_some(&**s)
+        }
+        NodeKind::Scalar(s, _) => Some(s),
+        NodeKind::Seq(_) | NodeKind::Map(_) => None,
+    }
+}
+
 fn looks_numeric(s: &str) -> bool {
     let t = s.strip_prefix(['-', '+']).unwrap_or(s);
     !t.is_empty()
@@ -169,4 +180,26 @@ fn looks_numeric(s: &str) -> bool {
             .next()
             .is_some_and(|c| c.is_ascii_digit() || c == '.')
         && t.parse::<f64>().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{text_of, Value};
+    use crate::source::FileId;
+    use crate::tree::{yaml, Limits};
+
+    #[test]
+    fn text_of_reads_a_node_as_its_value_would() {
+        let text = "a: apps/v1\nb: null\nc: ~\nd: true\ne: 'true'\nf: 42\ng: !!str yes\n\
+                    h: [x]\ni: {k: v}\nj: \"\"\nk:\nl: !Ref x\nm: \"null\"\nn: False\n";
+        let parsed = yaml::parse(text, FileId(0), Limits::default());
+        assert!(parsed.error.is_none());
+        let doc = &parsed.documents[0];
+        let entries = doc.as_map().unwrap();
+        assert_eq!(entries.len(), 14);
+        for e in entries {
+            let value = Value::from_node(&e.value);
+            assert_eq!(text_of(&e.value), value.as_str(), "{:?}", e.key.scalar());
+        }
+    }
 }

@@ -9,8 +9,9 @@ use crate::notice::{Notice, NoticeKind};
 use fplint_core::model::{Cluster, Project};
 use fplint_core::sources::Sources;
 use fplint_core::{FileId, Span};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Join the clusters described in several files ([`fplint_core::join`]),
@@ -34,7 +35,7 @@ pub(crate) fn join(project: &mut Project, sources: &Sources) -> fplint_core::joi
 /// Tell each cluster the file that defines it, and whether another cluster
 /// has its name, for the messages that name it.
 pub(crate) fn name_files(project: &mut Project, sources: &Sources) {
-    let mut count: HashMap<String, usize> = HashMap::new();
+    let mut count: HashMap<String, usize> = HashMap::default();
     for c in &project.clusters {
         if let Some(n) = c.name.known() {
             *count.entry(n.clone()).or_default() += 1;
@@ -277,7 +278,7 @@ impl Assigner {
                 Some((name.clone(), b.build().ok()?))
             })
             .collect();
-        let mut by_name = HashMap::new();
+        let mut by_name = HashMap::default();
         for (table, set) in &globs {
             let named: Vec<&Cluster> = project
                 .clusters
@@ -316,7 +317,7 @@ impl Assigner {
             by_name,
             folders: Folders::new(project, sources, homes),
             base: base.map(Path::to_path_buf),
-            memo: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::default()),
         }
     }
 
@@ -553,7 +554,7 @@ struct Folders {
 
 impl Folders {
     fn new(project: &Project, sources: &Sources, homes: &[Option<PathBuf>]) -> Folders {
-        let mut dirs: HashMap<FileId, Option<PathBuf>> = HashMap::new();
+        let mut dirs: HashMap<FileId, Option<PathBuf>> = HashMap::default();
         let mut defined = Vec::new();
         for (i, c) in project.clusters.iter().enumerate() {
             // Cached by the registry: the folder's files were read from it.
@@ -593,7 +594,7 @@ impl Folders {
         }
         // Indexed by ancestor once: a scan of every cluster per folder
         // asked is quadratic on a tree of thousands of clusters.
-        let mut under: HashMap<PathBuf, Vec<String>> = HashMap::new();
+        let mut under: HashMap<PathBuf, Vec<String>> = HashMap::default();
         for (dir, key) in &defined {
             for up in dir.ancestors() {
                 let keys = under.entry(up.to_path_buf()).or_default();
@@ -604,7 +605,7 @@ impl Folders {
         }
         Folders {
             under,
-            memo: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::default()),
         }
     }
 

@@ -50,6 +50,10 @@ pub fn is_chart_template(path: &Path) -> bool {
 
 /// [`is_chart_template`], remembering what each `templates` folder is.
 fn chart_template_with(path: &Path, known: &mut std::collections::HashMap<PathBuf, bool>) -> bool {
+    // Most paths hold no `templates` at all: their folders need not be split.
+    if judged_early(path) {
+        return false;
+    }
     path.ancestors().skip(1).any(|dir| {
         if dir.file_name().is_none_or(|n| n != "templates") {
             return false;

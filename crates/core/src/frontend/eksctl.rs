@@ -124,7 +124,7 @@ pub fn load(_file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
         Some(n) => match n.as_seq() {
             Some(items) => {
                 for (i, p) in items.iter().enumerate() {
-                    let path = format!("fargateProfiles[{i}]");
+                    let path = crate::path::index("fargateProfiles", i);
                     cluster.fargate_profiles.push(read_profile(
                         p,
                         &path,
@@ -265,7 +265,7 @@ fn read_addons(doc: &Node, cluster: &mut Cluster) {
         return;
     };
     for (i, a) in items.iter().enumerate() {
-        let path = format!("addons[{i}]");
+        let path = crate::path::index("addons", i);
         let name = match a.get("name") {
             Some(n) => located(n, &join(&path, "name")),
             None => Located::new(Known::Unknown, loc(a, &path)),

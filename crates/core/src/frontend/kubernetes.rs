@@ -5,7 +5,7 @@
 use super::UnitOutput;
 use crate::model::{Known, Loc, Located};
 use crate::source::SourceFile;
-use crate::tree::Node;
+use crate::tree::{Node, NodeKind};
 use crate::value::{Value, ValueKind};
 use crate::workload::{
     parse_cpu, parse_memory, AwsAuth, Container, Pair, PodTemplate, Resources, RoleMapping,
@@ -22,6 +22,25 @@ pub fn recognise(doc: &Node) -> bool {
 /// Read a Kubernetes object into the unit.
 pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
     crate::schema::check_kubernetes(doc, &mut out.schema);
+    // Most objects of a tree (Services, Ingresses) no reader below looks at:
+    // they are not turned into a value.
+    let top = |key: &str| {
+        let NodeKind::Map(entries) = &doc.kind else {
+            return None;
+        };
+        // As `Value::get` then `Value::as_str` read it: the last entry wins.
+        let e = entries
+            .iter()
+            .rev()
+            .find(|e| e.key.scalar().unwrap_or_default() == key)?;
+        crate::value::text_of(&e.value)
+    };
+    if !read(
+        top("apiVersion").unwrap_or_default(),
+        top("kind").unwrap_or_default(),
+    ) {
+        return;
+    }
     let value = Value::from_node(doc);
     // Declarations of releases that a controller in the cluster applies.
     if !load_declaration(file, &value, out) {
@@ -55,7 +74,22 @@ pub fn load_declaration(file: &SourceFile, value: &Value, out: &mut UnitOutput) 
     true
 }
 
+/// Whether [`load_declaration`] or [`load_object`] reads anything of an
+/// object with this `apiVersion` and `kind` (each empty when absent).
+fn read(api: &str, kind: &str) -> bool {
+    super::argocd::recognise(api, kind)
+        || super::appset::recognise(api, kind)
+        || super::flux::recognise(api, kind)
+        || super::flux::recognise_kustomization(api, kind)
+        || kind.ends_with("List")
+        || kind == "ConfigMap"
+        || api.starts_with("karpenter.sh/")
+        || api.starts_with("karpenter.k8s.aws/")
+        || WorkloadKind::from_kind(kind).is_some()
+}
+
 /// Read one object (or a `List` of objects) already turned into a [`Value`].
+/// Objects this reads must pass [`read`].
 pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
     if kind == "List" || kind.ends_with("List") {

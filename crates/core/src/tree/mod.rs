@@ -244,7 +244,7 @@ pub(crate) fn find_duplicates(entries: &[Entry], out: &mut Vec<DuplicateKey>) {
         }
         return;
     }
-    let mut seen: std::collections::HashMap<&str, &Entry> = std::collections::HashMap::new();
+    let mut seen: rustc_hash::FxHashMap<&str, &Entry> = rustc_hash::FxHashMap::default();
     for e in entries {
         let Some(k) = e.key.scalar() else { continue };
         match seen.get(k) {

@@ -22,8 +22,8 @@ use crate::model::{
 use crate::source::{SourceFile, Span};
 use crate::tree::{Node, NodeKind};
 use crate::workload::PodIdentityAssociation;
+use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use template::{ClusterId, Template};
 
 /// A top-level `Resources` map with a typed entry, or a format version.
@@ -178,7 +178,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     };
 
     let mut clusters: Vec<Cluster> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut by_key: HashMap<String, usize> = HashMap::default();
     for (i, r) in t.resources.iter().enumerate() {
         if !matches!(r.ty, CLUSTER | CDK_CLUSTER) {
             continue;

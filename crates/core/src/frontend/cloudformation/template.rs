@@ -4,7 +4,7 @@
 use super::intrinsic::{self, as_fn, canonical, sub_var_target, sub_vars};
 use crate::model::{Known, Loc, Located, SubnetRef, SubnetVisibility};
 use crate::tree::Node;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub struct Resource<'a> {
     pub id: &'a str,
@@ -54,7 +54,7 @@ impl ClusterId {
 impl<'a> Template<'a> {
     pub fn new(doc: &'a Node) -> Template<'a> {
         let mut resources = Vec::new();
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         let mut generated_resources = false;
         for e in doc.get("Resources").and_then(Node::as_map).unwrap_or(&[]) {
             let Some(id) = e.key.scalar() else { continue };
@@ -80,20 +80,20 @@ impl<'a> Template<'a> {
                 condition: e.value.get("Condition").and_then(Node::as_str),
             });
         }
-        let mut params = HashMap::new();
+        let mut params = HashMap::default();
         for e in doc.get("Parameters").and_then(Node::as_map).unwrap_or(&[]) {
             if let Some(name) = e.key.scalar() {
                 params.entry(name).or_insert(&e.value);
             }
         }
-        let mut conditions = HashMap::new();
+        let mut conditions = HashMap::default();
         for e in doc.get("Conditions").and_then(Node::as_map).unwrap_or(&[]) {
             if let Some(name) = e.key.scalar() {
                 conditions.entry(name).or_insert(&e.value);
             }
         }
-        let mut subnet_tables: HashMap<&str, Vec<&str>> = HashMap::new();
-        let mut table_routes: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut subnet_tables: HashMap<&str, Vec<&str>> = HashMap::default();
+        let mut table_routes: HashMap<&str, Vec<usize>> = HashMap::default();
         for (i, r) in resources.iter().enumerate() {
             let table = r.prop("RouteTableId").and_then(intrinsic::ref_target);
             match (r.ty, table) {

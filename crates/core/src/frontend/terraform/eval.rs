@@ -11,8 +11,8 @@ use crate::value::{MapKey, Value, ValueKind};
 use hcl_edit::expr::{BinaryOperator, Expression, ObjectKey, TraversalOperator, UnaryOperator};
 use hcl_edit::template::{Element, Template};
 use hcl_edit::Span as _;
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -123,22 +123,22 @@ impl<'a> Env<'a> {
     pub fn new(decls: &'a Decls<'a>, sources: &'a Sources, dir: PathBuf) -> Env<'a> {
         Env {
             decls,
-            vars: HashMap::new(),
-            locals: RefCell::new(HashMap::new()),
+            vars: HashMap::default(),
+            locals: RefCell::new(HashMap::default()),
             resource_guard: RefCell::new(Vec::new()),
-            texts: RefCell::new(HashMap::new()),
-            encoded: RefCell::new(HashMap::new()),
+            texts: RefCell::new(HashMap::default()),
+            encoded: RefCell::new(HashMap::default()),
             steps: Cell::new(0),
             depth: Cell::new(0),
             sources,
             dir,
-            files: RefCell::new(HashMap::new()),
+            files: RefCell::new(HashMap::default()),
             limits: crate::tree::Limits::default(),
             limit_hit: RefCell::new(None),
-            renamed: HashMap::new(),
-            modules: RefCell::new(HashMap::new()),
+            renamed: HashMap::default(),
+            modules: RefCell::new(HashMap::default()),
             host: None,
-            remote_states: RefCell::new(HashMap::new()),
+            remote_states: RefCell::new(HashMap::default()),
         }
     }
 
@@ -228,7 +228,7 @@ impl<'a> Env<'a> {
             }
             Expression::Object(o) => {
                 let mut entries: Vec<(MapKey, Value)> = Vec::new();
-                let mut index: HashMap<String, usize> = HashMap::new();
+                let mut index: HashMap<String, usize> = HashMap::default();
                 for (k, val) in o.iter() {
                     let kspan = span_of(file, k.span());
                     let name = match k {
@@ -830,7 +830,7 @@ impl<'a> Env<'a> {
         let base = inner.len();
         let mut list = Vec::new();
         let mut map: Vec<(MapKey, Value)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut index: HashMap<String, usize> = HashMap::default();
         for (k, x) in pairs {
             inner.truncate(base);
             match &f.intro.key_var {

@@ -7,6 +7,7 @@ use super::eks_module::Kind;
 use super::eval::{span_of, Decls};
 use super::label;
 use crate::model::{DependencyGraph, Loc};
+use crate::path::concat;
 use crate::source::FileId;
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body, Structure};
@@ -156,7 +157,7 @@ pub fn profiles_node(module_addr: &str) -> String {
 }
 
 fn outputs_node(module_addr: &str) -> String {
-    format!("{module_addr}#outputs")
+    crate::path::concat(&[module_addr, "#outputs"])
 }
 
 impl GraphBuilder {
@@ -184,11 +185,11 @@ impl GraphBuilder {
         for (b, file) in blocks {
             let loc = Loc::new(span_of(*file, b.span()).unwrap_or_default(), "");
             let addr = match (b.ident.as_str(), label(b, 0), label(b, 1)) {
-                ("resource", Some(t), Some(n)) => format!("{prefix}{t}.{n}"),
-                ("data", Some(t), Some(n)) => format!("{prefix}data.{t}.{n}"),
-                ("module", Some(n), _) => format!("{prefix}module.{n}"),
+                ("resource", Some(t), Some(n)) => concat(&[prefix, t, ".", n]),
+                ("data", Some(t), Some(n)) => concat(&[prefix, "data.", t, ".", n]),
+                ("module", Some(n), _) => concat(&[prefix, "module.", n]),
                 // A local module's outputs, which the caller refers to one by one.
-                ("output", Some(n), _) => format!("{prefix}output.{n}"),
+                ("output", Some(n), _) => concat(&[prefix, "output.", n]),
                 _ => continue,
             };
             let mut mine = vec![self.add(addr.clone(), loc.clone())];
@@ -225,10 +226,10 @@ impl GraphBuilder {
         let a = |i: usize| r.attrs.get(i).map(String::as_str);
         let addr = match r.root.as_str() {
             "var" | "local" | "each" | "count" | "path" | "terraform" | "self" => return None,
-            "data" => format!("{prefix}data.{}.{}", a(0)?, a(1)?),
+            "data" => concat(&[prefix, "data.", a(0)?, ".", a(1)?]),
             "module" => {
                 let m = a(0)?;
-                let base = format!("{prefix}module.{m}");
+                let base = concat(&[prefix, "module.", m]);
                 match (kinds.get(m), a(1)) {
                     (Some(k), Some(out)) if k.has_profiles() => {
                         if out.starts_with("fargate_profile") {
@@ -239,7 +240,7 @@ impl GraphBuilder {
                     }
                     (Some(Kind::Local(_)), Some(out)) => {
                         // Created now, filled when the module is read.
-                        let addr = format!("{base}.output.{out}");
+                        let addr = concat(&[&base, ".output.", out]);
                         let loc = self
                             .node(&base)
                             .and_then(|n| self.graph.nodes.get(n as usize))
@@ -254,7 +255,7 @@ impl GraphBuilder {
                     _ => base,
                 }
             }
-            t => format!("{prefix}{t}.{}", a(0)?),
+            t => concat(&[prefix, t, ".", a(0)?]),
         };
         self.node(&addr)
     }

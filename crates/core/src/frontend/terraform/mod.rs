@@ -111,7 +111,7 @@ pub(crate) struct Written {
 pub(crate) fn load_written(
     dir: &Path,
     written: Vec<Written>,
-    vars: std::collections::HashMap<String, Value>,
+    vars: HashMap<String, Value>,
     sources: &Sources,
     limits: Limits,
 ) -> (UnitOutput, Value) {
@@ -403,7 +403,7 @@ pub fn load_plan(file: &SourceFile, doc: &crate::tree::Node, limits: Limits) -> 
             &module,
             &sources,
             limits,
-            Inputs::Root(std::collections::HashMap::new()),
+            Inputs::Root(HashMap::default()),
             "",
             0,
         );
@@ -652,7 +652,7 @@ fn read_tfvars(
     listing: &Listing,
     sources: &Sources,
     limits: Limits,
-) -> std::collections::HashMap<String, Value> {
+) -> HashMap<String, Value> {
     let mut names = vec![
         "terraform.tfvars".to_string(),
         "terraform.tfvars.json".to_string(),
@@ -665,7 +665,7 @@ fn read_tfvars(
             .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
             .cloned(),
     );
-    let mut vars = std::collections::HashMap::new();
+    let mut vars = HashMap::default();
     let decls = Decls::default();
     for n in names {
         let Some(f) = listing.has(&n).and_then(|e| listing.load(dir, e, sources)) else {
@@ -729,9 +729,9 @@ fn is_empty_value(v: &Value) -> bool {
 
 /// Where a module's variables come from.
 enum Inputs {
-    Root(std::collections::HashMap<String, Value>),
+    Root(HashMap<String, Value>),
     /// Values passed by the calling module block.
-    Child(std::collections::HashMap<String, Value>),
+    Child(HashMap<String, Value>),
 }
 
 pub(crate) fn label(b: &Block, i: usize) -> Option<&str> {
@@ -1106,7 +1106,7 @@ impl Builder {
         // its empty defaults ("", [], {}, null) mean "the caller sets this",
         // so read alone they are unknown rather than empty.
         let library = matches!(inputs, Inputs::Root(_)) && !configures_provider(module);
-        let mut vars = std::collections::HashMap::new();
+        let mut vars = HashMap::default();
         let mut names: Vec<&String> = decls.variables.keys().collect();
         names.sort();
         for name in names {
@@ -1570,7 +1570,7 @@ impl Builder {
                 return;
             }
             self.modules_loaded += 1;
-            let mut values = std::collections::HashMap::new();
+            let mut values = HashMap::default();
             for s in b.body.iter() {
                 if let Structure::Attribute(a) = s {
                     let k = a.key.as_str();

@@ -51,6 +51,11 @@ fn visibility(env: &Env<'_>, x: &Value) -> (Known<SubnetVisibility>, Option<Loc>
     let Some(f) = env.file(span.file) else {
         return (Known::Unknown, None);
     };
+    // A quoted string without interpolation (a subnet id written out)
+    // references nothing: not parsed again.
+    if is_plain_string(f.slice(span)) {
+        return (Known::Unknown, None);
+    }
     let Ok(expr) = hcl_edit::parser::parse_expr(f.slice(span)) else {
         return (Known::Unknown, None);
     };
@@ -78,6 +83,24 @@ fn visibility(env: &Env<'_>, x: &Value) -> (Known<SubnetVisibility>, Option<Loc>
         Some((v, e)) => (Known::Known(v), e),
         None => (Known::Unknown, None),
     }
+}
+
+/// `"..."` with no `${` or `%{` inside and no other quote than its last.
+fn is_plain_string(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() < 2 || b[0] != b'"' || text.contains("${") || text.contains("%{") {
+        return false;
+    }
+    let mut i = 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i == b.len() - 1,
+            b'\n' => return false,
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 fn names(r: &[Ref], root: &str) -> Vec<String> {
@@ -173,4 +196,27 @@ fn igw_route(env: &Env<'_>, table: &str) -> Option<Loc> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_string;
+
+    #[test]
+    fn plain_strings_are_told_from_expressions() {
+        for plain in [r#""subnet-0a1b""#, r#""""#, r#""a \"quoted\" b""#] {
+            assert!(is_plain_string(plain), "{plain}");
+        }
+        for expr in [
+            r#""${var.x}""#,
+            r#""%{if true}a%{endif}""#,
+            r#""a" == var.b ? "x" : "y""#,
+            "var.subnet",
+            r#""open"#,
+            "\"two\nlines\"",
+            r#""\""#,
+        ] {
+            assert!(!is_plain_string(expr), "{expr}");
+        }
+    }
 }

@@ -24,7 +24,7 @@ pub fn read(
     name: &str,
     prefix: &str,
 ) {
-    let addr = format!("{prefix}{rtype}.{name}");
+    let addr = crate::path::concat(&[prefix, rtype, ".", name]);
     let bspan = span_of(file, block.span()).unwrap_or_default();
     let resource = b
         .graph
@@ -40,7 +40,7 @@ pub fn read(
                 return;
             };
             for inst in insts {
-                let path = format!("{addr}{}", inst.suffix);
+                let path = crate::path::concat(&[&addr, &inst.suffix]);
                 let nv = ctx.eval_attr(body, "name", file, &inst.scope);
                 let cname = located_str(nv.as_ref(), bspan, &crate::path::dot(&path, "name"));
                 let key = match cname.known() {
@@ -95,7 +95,7 @@ pub fn read(
                 }
             };
             for inst in insts {
-                let path = format!("{addr}{}", inst.suffix);
+                let path = crate::path::concat(&[&addr, &inst.suffix]);
                 let sc = &inst.scope;
                 let cval = ctx.eval_attr(body, "cluster_name", file, sc);
                 let loc = Loc::new(inst.span, path.clone());
@@ -170,7 +170,7 @@ pub fn read(
                 Known::Unknown => b.note_capacity(ci, Capacity::Unknown),
                 Known::Known(insts) => {
                     for inst in insts {
-                        let path = format!("{addr}{}", inst.suffix);
+                        let path = crate::path::concat(&[&addr, &inst.suffix]);
                         let loc = Loc::new(inst.span, path.clone());
                         if let Some(i) = ci {
                             let n = ctx.eval_attr(body, "node_group_name", file, &inst.scope);
@@ -207,7 +207,7 @@ pub fn read(
                 return;
             };
             for inst in insts {
-                let path = format!("{addr}{}", inst.suffix);
+                let path = crate::path::concat(&[&addr, &inst.suffix]);
                 let sc = &inst.scope;
                 let n = ctx.eval_attr(body, "addon_name", file, sc);
                 let configuration = ctx

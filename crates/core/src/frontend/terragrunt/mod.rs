@@ -635,7 +635,7 @@ fn model(
             });
         }
     }
-    let mut vars: HashMap<String, Value> = HashMap::new();
+    let mut vars: rustc_hash::FxHashMap<String, Value> = Default::default();
     let mut module_calls = Vec::new();
     // Where inputs the unit does not write itself stand: an included file's
     // inputs are shared by units whose modules may not take them all, and
