@@ -63,6 +63,10 @@ pub struct Sources {
     /// Texts that stand in for files on disk (an editor's unsaved buffers),
     /// by canonical path.
     overlays: Mutex<FxHashMap<Arc<OsStr>, Arc<str>>>,
+    /// Bytes of files read already (the named files the project search
+    /// sniffed), by canonical path: each is taken at its first load
+    /// instead of reading the file again.
+    preread: Mutex<FxHashMap<OsString, Vec<u8>>>,
     /// Largest file read, in bytes.
     pub max_file_size: u64,
     /// Texts that stand in for files on disk (a fix not yet written, an
@@ -221,11 +225,22 @@ impl Sources {
             origins: Mutex::new(FxHashMap::default()),
             changed: Mutex::new(Vec::new()),
             overlays: Mutex::new(FxHashMap::default()),
+            preread: Mutex::new(FxHashMap::default()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             overlaid: Mutex::new(FxHashMap::default()),
             chosen: RwLock::new(HashMap::new()),
             cwd: OnceLock::new(),
         }
+    }
+
+    /// Bytes already read from the files at these canonical paths, to be
+    /// checked and used as if read at their first load.
+    pub fn with_preread(self, texts: impl IntoIterator<Item = (PathBuf, Vec<u8>)>) -> Sources {
+        self.preread
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(texts.into_iter().map(|(p, b)| (p.into_os_string(), b)));
+        self
     }
 
     /// Resolve paths with `paths`, which the run's walk has filled: a
@@ -302,7 +317,17 @@ impl Sources {
         let overlay = self.lock_overlays().get(&key).cloned();
         let text: Arc<str> = match &overlay {
             Some(t) => t.clone(),
-            None => self.read_text(&canonical, &display)?.into(),
+            None => {
+                let preread = self
+                    .preread
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(key.as_ref());
+                match preread {
+                    Some(bytes) => self.text_of(bytes, &display)?.into(),
+                    None => self.read_text(&canonical, &display)?.into(),
+                }
+            }
         };
         let mut paths = self.lock_paths();
         if let Some(id) = paths.get(&key).copied() {
@@ -462,6 +487,12 @@ impl Sources {
             .take(self.max_file_size.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(io)?;
+        self.text_of(bytes, &display)
+    }
+
+    /// A file's bytes as its text: within the size limit, UTF-8, without a BOM.
+    fn text_of(&self, bytes: Vec<u8>, display: &str) -> Result<String, LoadError> {
+        let display = display.to_string();
         if bytes.len() as u64 > self.max_file_size {
             return Err(LoadError::TooLarge {
                 path: display,

@@ -98,6 +98,9 @@ pub struct Context {
     /// `Kustomization` applies: read for their workloads, which the
     /// declaration gives a namespace and a cluster, and never reported.
     pub applied: Vec<Candidate>,
+    /// The bytes of named files the search read, by canonical path: the
+    /// run need not read them again.
+    pub preread: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// Files under the named files' project roots that may define clusters,
@@ -144,6 +147,11 @@ pub fn candidates_sharing(
         roots: std::collections::HashMap::new(),
         canonical: Canonical::sharing(paths),
     };
+    // The search keeps what it reads of the named files themselves.
+    sniffed.named = named
+        .iter()
+        .map(|c| projects_of.canonical(&c.path))
+        .collect();
     let mut roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
@@ -216,6 +224,7 @@ pub fn candidates_sharing(
                 builds: builds_including(&named, cwd.as_deref(), &mut projects_of),
                 partial: true,
                 applied,
+                preread: std::mem::take(&mut sniffed.preread),
             };
         }
     }
@@ -327,6 +336,7 @@ pub fn candidates_sharing(
         builds: builds_including(&named, cwd.as_deref(), &mut projects_of),
         partial,
         applied,
+        preread: std::mem::take(&mut sniffed.preread),
     }
 }
 
@@ -486,23 +496,26 @@ fn scope(
         });
         // Read on the worker threads: pre-commit names every staged file
         // of a folder, and the folder may hold hundreds.
-        let read: Vec<(PathBuf, Marks)> = {
+        let read: Vec<(PathBuf, Marks, Option<Vec<u8>>)> = {
             use rayon::prelude::*;
-            let by_abs = &sniffed.by_abs;
+            let (by_abs, named) = (&sniffed.by_abs, &sniffed.named);
             files
                 .par_iter()
                 .map(|c| {
                     let key = absolute(cwd, c);
-                    let marks = by_abs
-                        .get(&key)
-                        .copied()
-                        .unwrap_or_else(|| Marks::of(&c.path));
-                    (key, marks)
+                    let (marks, bytes) = match by_abs.get(&key) {
+                        Some(&m) => (m, None),
+                        None => Marks::of_keeping(&c.path, named.contains(&key)),
+                    };
+                    (key, marks, bytes)
                 })
                 .collect()
         };
         let mut hits = Vec::new();
-        for (c, (key, marks)) in files.iter().zip(read) {
+        for (c, (key, marks, bytes)) in files.iter().zip(read) {
+            if let Some(bytes) = bytes {
+                sniffed.preread.push((key.clone(), bytes));
+            }
             sniffed.by_abs.insert(key.clone(), marks);
             sniffed.by_path.insert(c.path.clone(), marks);
             if marks.cluster {
@@ -529,16 +542,22 @@ struct Marks {
 }
 
 impl Marks {
-    /// One read of the file for both.
-    fn of(path: &Path) -> Marks {
-        with_bytes(path, |bytes| Marks {
-            cluster: defines_cluster(path, bytes),
-            applier: !is_tf(path) && APPLIERS.any_in(bytes),
+    /// One read of the file for both, and its bytes when `keep`.
+    fn of_keeping(path: &Path, keep: bool) -> (Marks, Option<Vec<u8>>) {
+        with_bytes(path, |bytes| {
+            let marks = Marks {
+                cluster: defines_cluster(path, bytes),
+                applier: !is_tf(path) && APPLIERS.any_in(bytes),
+            };
+            (marks, keep.then(|| bytes.to_vec()))
         })
-        .unwrap_or(Marks {
-            cluster: false,
-            applier: false,
-        })
+        .unwrap_or((
+            Marks {
+                cluster: false,
+                applier: false,
+            },
+            None,
+        ))
     }
 }
 
@@ -549,6 +568,10 @@ impl Marks {
 struct Sniffed {
     by_abs: std::collections::HashMap<PathBuf, Marks>,
     by_path: std::collections::HashMap<PathBuf, Marks>,
+    /// The named files, by canonical path: their bytes are kept.
+    named: HashSet<PathBuf>,
+    /// The bytes of the named files read, by canonical path.
+    preread: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// The first two eksctl configs among `files` that define clusters of

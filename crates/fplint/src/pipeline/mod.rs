@@ -117,7 +117,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let (limits, max_file_size) = opts.effective_limits(cfg);
     let base = cfg.base_dir();
     let walked = walk::walk(paths, exclude_of(cfg, &base));
-    let context = context_of(&walked, opts, cfg, &base);
+    let mut context = context_of(&walked, opts, cfg, &base);
     // Terragrunt units read the files they include above them.
     // The walk asked each path what it is: a named file is in its lists.
     let named: std::collections::HashSet<&std::path::Path> = walked
@@ -141,7 +141,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     );
     let mut sources = Sources::new(roots)
         .with_overlays(&opts.overlays)
-        .with_canonical_paths(walked.canonical_paths.clone());
+        .with_canonical_paths(walked.canonical_paths.clone())
+        .with_preread(std::mem::take(&mut context.preread));
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
     let candidates = [&walked.files[..], &context.files, &context.applied];
