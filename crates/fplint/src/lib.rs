@@ -193,6 +193,30 @@ pub mod allocator {
             }
         }
 
+        /// `plain` leans on mimalloc's size classes: every block of a
+        /// class, not only the first of a page, must be aligned to 16.
+        #[test]
+        fn every_plain_block_of_a_size_class_is_aligned() {
+            let a = super::GLOBAL;
+            for size in (1usize..=1024).chain([4095, 4096, 70_000]) {
+                let align = size.next_power_of_two().min(super::MIN_ALIGN);
+                let Ok(layout) = Layout::from_size_align(size, align) else {
+                    continue;
+                };
+                // SAFETY: non-zero sizes; each block is freed once.
+                let held: Vec<*mut u8> = (0..100).map(|_| unsafe { a.alloc(layout) }).collect();
+                for &p in &held {
+                    assert!(
+                        !p.is_null() && (p as usize).is_multiple_of(align),
+                        "{size} {align}"
+                    );
+                }
+                for p in held {
+                    unsafe { a.dealloc(p, layout) };
+                }
+            }
+        }
+
         #[test]
         fn the_purge_delay_option_is_the_one_set() {
             // mimalloc 3's default purge delay, so index 15 is that option.
