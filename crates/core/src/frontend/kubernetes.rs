@@ -89,7 +89,8 @@ fn read(api: &str, kind: &str) -> bool {
 }
 
 /// Read one object (or a `List` of objects) already turned into a [`Value`].
-/// Objects this reads must pass [`read`].
+/// Only objects of a kind this module reads need be turned into values: the
+/// check is this module's `read`.
 pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
     if kind == "List" || kind.ends_with("List") {
