@@ -90,6 +90,21 @@ impl Default for Sources {
 /// Default cap on one file: large enough for CDK-synthesised templates.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 
+/// `paths` in path order without duplicates, and without those inside
+/// another of them.
+pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
+    // In path order a folder's descendants follow it.
+    let mut outer: Vec<PathBuf> = Vec::with_capacity(paths.len());
+    for p in paths {
+        if !outer.last().is_some_and(|o| p.starts_with(o)) {
+            outer.push(p);
+        }
+    }
+    outer
+}
+
 /// Canonical paths, each folder resolved once from its parent's: one
 /// `lstat` per new folder instead of a `getcwd` and a `readlink` per
 /// component of every path, as [`Path::canonicalize`] costs.
@@ -100,7 +115,7 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 * 1024 * 1024;
 pub struct CanonicalPaths {
     dirs: Mutex<FxHashMap<OsString, PathBuf>>,
     /// Whether each file asked about as given is a link.
-    links: Mutex<HashMap<OsString, bool>>,
+    links: Mutex<FxHashMap<OsString, bool>>,
 }
 
 impl CanonicalPaths {
@@ -202,21 +217,12 @@ impl Sources {
         // each read checked against it once.
         roots.sort();
         roots.dedup();
-        let mut roots: Vec<PathBuf> = roots
+        let roots: Vec<PathBuf> = roots
             .into_iter()
             .map(|r| r.canonicalize().unwrap_or(r))
             .collect();
-        roots.sort();
-        roots.dedup();
-        // A root inside another confines nothing more. In path order a
-        // folder's descendants follow it.
-        let mut outer: Vec<PathBuf> = Vec::with_capacity(roots.len());
-        for r in roots {
-            if !outer.last().is_some_and(|o| r.starts_with(o)) {
-                outer.push(r);
-            }
-        }
-        let roots = outer;
+        // A root inside another confines nothing more.
+        let roots = outermost(roots);
         Sources {
             files: RwLock::new(Vec::new()),
             by_path: Mutex::new(FxHashMap::default()),

@@ -152,7 +152,7 @@ pub fn candidates_sharing(
         .iter()
         .map(|c| projects_of.canonical(&c.path))
         .collect();
-    let mut roots: Vec<PathBuf> = named
+    let roots: Vec<PathBuf> = named
         .iter()
         .map(|c| {
             let (root, marked) = projects_of.of(&c.path);
@@ -177,16 +177,10 @@ pub fn candidates_sharing(
             found
         })
         .collect();
-    roots.sort();
-    roots.dedup();
     projects.sort();
     projects.dedup();
     // A root inside another is walked with it.
-    let outer: Vec<PathBuf> = roots
-        .iter()
-        .filter(|r| !roots.iter().any(|o| o != *r && r.starts_with(o)))
-        .cloned()
-        .collect();
+    let outer = fplint_core::sources::outermost(roots);
     let have: HashSet<PathBuf> = walked
         .iter()
         .map(|c| projects_of.canonical(&c.path))

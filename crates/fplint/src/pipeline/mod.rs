@@ -118,7 +118,6 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let base = cfg.base_dir();
     let walked = walk::walk(paths, exclude_of(cfg, &base));
     let mut context = context_of(&walked, opts, cfg, &base);
-    // Terragrunt units read the files they include above them.
     // The walk asked each path what it is: a named file is in its lists.
     let named: std::collections::HashSet<&std::path::Path> = walked
         .files
@@ -129,6 +128,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         .collect();
     let mut roots = roots_of(paths, &context.roots, |p| named.contains(p));
     drop(named);
+    // Terragrunt units read the files they include above them.
     roots.extend(crate::terragrunt::roots(&walked.files));
     // Local modules are read wherever in the project they are.
     roots.extend(crate::modules::roots(paths, &walked.files));
