@@ -36,7 +36,7 @@ use std::sync::Arc;
 use assemble::finish_project;
 use check::check_loaded;
 use discover::{context_of, empty_notices, exclude_of, resolve_config, roots_of, ConfigChoice};
-use model::{model_unit, release_texts, unreadable, Modelled};
+use model::{model_unit, unreadable, Modelled};
 use plan::plan_units;
 use report::Report;
 
@@ -105,8 +105,93 @@ pub struct Loaded {
 /// A root that does not exist, for one text linted alone.
 pub(crate) const IN_MEMORY: &str = "/nonexistent/fplint-in-memory";
 
-/// Units modelled together before they are absorbed into the project.
-const UNIT_BATCH: usize = 512;
+/// Units absorbed between two releases of the texts they read.
+const RELEASE_EVERY: usize = 512;
+
+/// The project as the units absorbed so far made it.
+#[derive(Default)]
+struct Absorbed {
+    project: Project,
+    diagnostics: Vec<Diagnostic>,
+    suppressions: Vec<frontend::Suppression>,
+    notices: Vec<Notice>,
+    /// Where each cluster lives, when not where its file is.
+    homes: Vec<Option<PathBuf>>,
+    /// Units finished ahead of one still being modelled, by plan index.
+    waiting: std::collections::BTreeMap<usize, Modelled>,
+    /// The plan index absorbed next.
+    next: usize,
+    /// Texts of files before this id have been let go.
+    released: usize,
+    /// How many files had been read at the last round: let go at the next
+    /// one, so that a unit still being modelled keeps what it read.
+    read: usize,
+}
+
+impl Absorbed {
+    /// Absorb unit `index`, and every finished unit after it that was
+    /// waiting for it. Returns the range of file ids whose texts may be let
+    /// go now.
+    fn take(&mut self, index: usize, unit: Modelled, sources: &Sources) -> Option<(usize, usize)> {
+        self.waiting.insert(index, unit);
+        let before = self.next;
+        while let Some(m) = self.waiting.remove(&self.next) {
+            self.absorb(m);
+            self.next += 1;
+        }
+        if self.next / RELEASE_EVERY == before / RELEASE_EVERY {
+            return None;
+        }
+        let from = self.released;
+        self.released = self.read;
+        self.read = sources.len();
+        Some((from, self.released))
+    }
+
+    fn absorb(&mut self, mut m: Modelled) {
+        self.homes
+            .extend(std::iter::repeat_n(m.home, m.unit.clusters.len()));
+        self.notices.extend(m.notice);
+        self.suppressions.append(&mut m.unit.suppressions);
+        self.diagnostics
+            .extend(frontend::absorb(&mut self.project, m.unit));
+    }
+}
+
+/// Model `jobs` on the worker threads, taken in plan order as threads come
+/// free (no batch waits for its slowest unit), and absorb them in plan
+/// order, so the project is the same whatever the thread count.
+fn absorb_in_order(
+    jobs: &[(String, plan::Job)],
+    sources: &Sources,
+    limits: Limits,
+    notices: Vec<Notice>,
+) -> Absorbed {
+    let state = std::sync::Mutex::new(Absorbed {
+        notices,
+        ..Absorbed::default()
+    });
+    // `par_bridge` hands out units in order, one at a time.
+    jobs.iter()
+        .enumerate()
+        .par_bridge()
+        .for_each(|(i, (_, job))| {
+            let m = model_unit(job, sources, limits);
+            let release = state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(i, m, sources);
+            if let Some((from, upto)) = release {
+                model::release_range(sources, from, upto);
+            }
+        });
+    let mut state = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    // Units after the last full round.
+    let from = state.released;
+    state.released = sources.len();
+    model::release_range(sources, from, state.released);
+    state
+}
 
 /// Walk `paths` and model every file, on fplint's worker threads.
 pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
@@ -149,28 +234,20 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     plan::choose_shown(&sources, paths.len(), &candidates);
     let jobs = plan_units(&walked, &context, &sources, limits);
 
-    // Units are modelled in parallel a batch at a time and absorbed in key
-    // order, so only one batch of unit models lives beside the project.
-    let mut project = Project::default();
-    let mut diagnostics = Vec::new();
-    let mut suppressions = Vec::new();
+    // Units are modelled in parallel in plan order and absorbed in that
+    // order as they finish, so only the units finished ahead of a slower
+    // one live beside the project.
     let mut notices = empty_notices(&walked.empty);
     notices.extend(crate::notice::chart_templates(&walked.chart_templates));
-    let mut homes: Vec<Option<PathBuf>> = Vec::new();
-    let mut released = 0;
-    for batch in jobs.chunks(UNIT_BATCH) {
-        let units: Vec<Modelled> = batch
-            .par_iter()
-            .map(|(_, job)| model_unit(job, &sources, limits))
-            .collect();
-        for mut m in units {
-            homes.extend(std::iter::repeat_n(m.home, m.unit.clusters.len()));
-            notices.extend(m.notice);
-            suppressions.append(&mut m.unit.suppressions);
-            diagnostics.extend(frontend::absorb(&mut project, m.unit));
-        }
-        released = release_texts(&sources, released);
-    }
+    let absorbed = absorb_in_order(&jobs, &sources, limits, notices);
+    let Absorbed {
+        mut project,
+        mut diagnostics,
+        suppressions,
+        mut notices,
+        homes,
+        ..
+    } = absorbed;
     // The walk and the plan are not read past here; on a large tree they
     // are megabytes beside the model while clusters are assigned.
     drop(jobs);

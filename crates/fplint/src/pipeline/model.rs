@@ -62,6 +62,14 @@ pub(crate) fn release_texts(sources: &Sources, from: usize) -> usize {
     upto
 }
 
+/// [`release_texts`] for the files `from..upto`, on the calling thread.
+pub(crate) fn release_range(sources: &Sources, from: usize, upto: usize) {
+    for id in from..upto {
+        let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
+        sources.release_text(id, crate::suppress::may_have_directives);
+    }
+}
+
 pub(crate) fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadError) -> Diagnostic {
     let shown = fplint_core::sources::display_path(&c.path);
     match e {
