@@ -25,6 +25,20 @@ fn parse_parallel(paths: &[PathBuf]) -> usize {
     lint::in_pool(|| paths.par_iter().map(|p| parse::parse_file(p)).sum())
 }
 
+/// fplint's own walk of `root`, then [`parse_parallel`] of what it found:
+/// the floor with the finding of files counted, which `parse_parallel`
+/// is given for free.
+fn walk_parse_parallel(root: &Path) -> usize {
+    lint::in_pool(|| {
+        let walked = fplint::walk::walk(&[root.to_path_buf()], None);
+        walked
+            .files
+            .par_iter()
+            .map(|c| parse::parse_file(&c.path))
+            .sum()
+    })
+}
+
 /// One generated monorepo of `mb` MB: bare parsing on one thread and on
 /// the worker threads, against the whole run.
 fn monorepo(c: &mut Criterion, group: &str, mb: u64) {
@@ -58,6 +72,9 @@ fn monorepo(c: &mut Criterion, group: &str, mb: u64) {
     g.sample_size(10);
     g.bench_function("parse_only", |b| b.iter(|| parse::parse_only(&paths)));
     g.bench_function("parse_parallel", |b| b.iter(|| parse_parallel(&paths)));
+    g.bench_function("walk_parse_parallel", |b| {
+        b.iter(|| walk_parse_parallel(dir.path()))
+    });
     g.bench_function("fplint_check", |b| {
         b.iter(|| match lint::run(&root, &opts) {
             Ok(o) => o.diagnostics.len(),
