@@ -55,25 +55,49 @@ pub fn join_clusters_near(
     project: &mut Project,
     folder: &dyn Fn(FileId) -> Option<Vec<String>>,
 ) -> Joined {
-    let joined = join_parts(project, folder);
+    let facts = project.clusters.iter().map(|c| facts(c, folder)).collect();
+    join_clusters_with(project, facts)
+}
+
+/// What the join reads of one cluster before it joins any, each cluster's
+/// apart from the others': [`facts`] gives it, on whatever thread.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// Everything a whole eksctl definition says, for its identical copies.
+    sig: Option<String>,
+    /// The folder of the cluster's file, as `/`-separated components.
+    folder: Option<Vec<String>>,
+}
+
+/// The [`Facts`] of cluster `c`, with `folder` as for [`join_clusters_near`].
+pub fn facts(c: &Cluster, folder: &dyn Fn(FileId) -> Option<Vec<String>>) -> Facts {
+    let whole = c.provisioner == Provisioner::Eksctl && c.defined;
+    Facts {
+        sig: whole.then(|| cluster_sig(c)).flatten(),
+        folder: folder(c.loc.span.file),
+    }
+}
+
+/// [`join_clusters_near`], given the [`Facts`] of each cluster by index.
+pub fn join_clusters_with(project: &mut Project, facts: Vec<Facts>) -> Joined {
+    let joined = join_parts(project, facts);
     distinct_keys(project);
     joined
 }
 
-fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<String>>) -> Joined {
+fn join_parts(project: &mut Project, facts: Vec<Facts>) -> Joined {
     let n = project.clusters.len();
+    let (sigs, folders): (Vec<Option<String>>, Vec<Option<Vec<String>>>) =
+        facts.into_iter().map(|f| (f.sig, f.folder)).unzip();
     // `into[i] = Some(j)`: cluster i is joined into cluster j, a root.
     let mut into: Vec<Option<usize>> = vec![None; n];
 
     // Identical copies of one eksctl definition: one cluster, kept at the
     // first copy.
-    let mut copies: HashMap<String, usize> = HashMap::default();
-    for (i, c) in project.clusters.iter().enumerate() {
-        if c.provisioner != Provisioner::Eksctl || !c.defined {
-            continue;
-        }
-        let Some(sig) = cluster_sig(c) else { continue };
-        match copies.get(&sig) {
+    let mut copies: HashMap<&str, usize> = HashMap::default();
+    for (i, sig) in sigs.iter().enumerate().take(n) {
+        let Some(sig) = sig else { continue };
+        match copies.get(sig.as_str()) {
             Some(&j) => into[i] = Some(j),
             None => {
                 copies.insert(sig, i);
@@ -83,19 +107,18 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
 
     // Every partial or referenced cluster joins the nearest definition of
     // its name (and region, where both say) that it does not contradict.
+    // Definitions by name and by place, in cluster order. The loop below
+    // joins only partial clusters, so these do not change while it runs.
     let mut defined_by_name: HashMap<&str, Vec<usize>> = HashMap::default();
+    let mut defined_at: HashMap<crate::Span, Vec<usize>> = HashMap::default();
     for (i, c) in project.clusters.iter().enumerate() {
         if c.defined && into[i].is_none() {
             if let Some(name) = c.name.known() {
                 defined_by_name.entry(name.as_str()).or_default().push(i);
             }
+            defined_at.entry(c.loc.span).or_default().push(i);
         }
     }
-    let folders: Vec<Option<Vec<String>>> = project
-        .clusters
-        .iter()
-        .map(|c| folder(c.loc.span.file))
-        .collect();
     // Partial eksctl configs no definition takes: one fragment per name and
     // region.
     let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::default();
@@ -107,13 +130,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
         // Another Terraform root's cluster, named through that root's
         // outputs: the definition at that place, when the run has it.
         if let Some(RootReference::Definition(at)) = c.root_reference {
-            let hits: Vec<usize> = (0..n)
-                .filter(|&j| {
-                    let d = &project.clusters[j];
-                    d.defined && into[j].is_none() && d.loc.span == at
-                })
-                .collect();
-            if let [j] = hits.as_slice() {
+            if let Some([j]) = defined_at.get(&at).map(Vec::as_slice) {
                 into[i] = Some(*j);
             }
             continue;
@@ -140,7 +157,11 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
             }
             continue;
         }
-        if let Some(j) = nearest(&candidates, folders[i].as_deref(), &folders) {
+        if let Some(j) = nearest(
+            &candidates,
+            folders.get(i).and_then(Option::as_deref),
+            &folders,
+        ) {
             into[i] = Some(j);
         } else if candidates.is_empty() && c.provisioner == Provisioner::Eksctl {
             fragments

@@ -27,7 +27,17 @@ pub(crate) fn join(project: &mut Project, sources: &Sources) -> fplint_core::joi
                 .collect(),
         )
     };
-    let joined = fplint_core::join::join_clusters_near(project, &folder);
+    // Each cluster's facts alone, on the worker threads: on a large tree the
+    // clusters' signatures and folders are most of the join.
+    let facts = {
+        use rayon::prelude::*;
+        project
+            .clusters
+            .par_iter()
+            .map(|c| fplint_core::join::facts(c, &folder))
+            .collect()
+    };
+    let joined = fplint_core::join::join_clusters_with(project, facts);
     name_files(project, sources);
     joined
 }
