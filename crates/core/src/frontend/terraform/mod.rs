@@ -184,14 +184,8 @@ pub fn local_calls(
         }
         let bytes = buf.as_slice();
         // Most files call no local module: a scan of the bytes rules them out.
-        let local = bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'"')
-            .any(|(i, _)| {
-                let rest = &bytes[i + 1..];
-                rest.starts_with(b"./") || rest.starts_with(b"../")
-            });
+        let local = memchr::memmem::find(bytes, b"\"./").is_some()
+            || memchr::memmem::find(bytes, b"\"../").is_some();
         if !local {
             continue;
         }
