@@ -23,7 +23,6 @@ use crate::source::{SourceFile, Span};
 use crate::tree::{Node, NodeKind};
 use crate::workload::PodIdentityAssociation;
 use rustc_hash::FxHashMap as HashMap;
-use std::borrow::Cow;
 use template::{ClusterId, Template};
 
 /// A top-level `Resources` map with a typed entry, or a format version.
@@ -47,9 +46,18 @@ pub fn recognise(doc: &Node) -> bool {
 
 /// Read a CloudFormation template into the unit.
 pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
-    let doc: Cow<'_, Node> = if intrinsic::has_tags(doc) {
+    if intrinsic::has_tags(doc) {
+        load_mut(file, &mut doc.clone(), out);
+    } else {
+        load_normalised(doc, out);
+    }
+}
+
+/// [`load`], rewriting the short forms of `doc` in place.
+pub fn load_mut(file: &SourceFile, doc: &mut Node, out: &mut UnitOutput) {
+    if intrinsic::has_tags(doc) {
         let mut unknown = Vec::new();
-        let n = intrinsic::normalise(doc, &file.text, &mut unknown);
+        intrinsic::normalise_in_place(doc, &file.text, &mut unknown);
         for u in unknown {
             out.diagnostics.push(
                 Diagnostic::parse_error(format!("unknown CloudFormation tag `{}`", u.tag), u.span)
@@ -60,14 +68,15 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
                     ),
             );
         }
-        Cow::Owned(n)
-    } else {
-        Cow::Borrowed(doc)
-    };
-    let t = Template::new(&doc);
+    }
+    load_normalised(doc, out);
+}
+
+fn load_normalised(doc: &Node, out: &mut UnitOutput) {
+    let t = Template::new(doc);
     build(&t, out);
     if !out.clusters.is_empty() || out.graph.is_some() {
-        crate::schema::check_template(&doc, &mut out.schema);
+        crate::schema::check_template(doc, &mut out.schema);
     }
 }
 
