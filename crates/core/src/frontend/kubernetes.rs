@@ -410,10 +410,12 @@ pub(crate) fn located_str<D: Doc>(v: &D, path: &str) -> Located<String> {
     Located::new(text(v), loc_of(v, path))
 }
 
-fn pairs<D: Doc>(v: Option<&D>, path: &str) -> Known<Vec<Pair>> {
+/// `path` is made only for a map that has entries to locate.
+fn pairs<D: Doc>(v: Option<&D>, path: impl FnOnce() -> String) -> Known<Vec<Pair>> {
     match v.map(D::shape) {
         None | Some(Shape::Null) => Known::Known(Vec::new()),
-        Some(Shape::Map) => Known::Known(
+        Some(Shape::Map) => Known::Known({
+            let path = path();
             v.into_iter()
                 .flat_map(D::entries)
                 .map(|(name, key_span, val)| {
@@ -428,11 +430,11 @@ fn pairs<D: Doc>(v: Option<&D>, path: &str) -> Known<Vec<Pair>> {
                         } else {
                             text(val)
                         },
-                        loc: Loc::new(span, join(path, name)),
+                        loc: Loc::new(span, join(&path, name)),
                     }
                 })
-                .collect(),
-        ),
+                .collect()
+        }),
         Some(_) => Known::Unknown,
     }
 }
@@ -456,13 +458,14 @@ fn bool_of<D: Doc>(v: &D, path: &str) -> Option<Located<bool>> {
 
 /// A pod's `tolerations`, `path` being where they are written.
 pub fn read_tolerations(v: Option<&Value>, path: &str) -> Known<Vec<Toleration>> {
-    tolerations(v, path)
+    tolerations(v, || path.to_string())
 }
 
-fn tolerations<D: Doc>(v: Option<&D>, path: &str) -> Known<Vec<Toleration>> {
+fn tolerations<D: Doc>(v: Option<&D>, path: impl FnOnce() -> String) -> Known<Vec<Toleration>> {
     match v.map(D::shape) {
         None | Some(Shape::Null) => Known::Known(Vec::new()),
-        Some(Shape::List(items)) => Known::Known(
+        Some(Shape::List(items)) => Known::Known({
+            let path = path();
             items
                 .iter()
                 .enumerate()
@@ -476,11 +479,11 @@ fn tolerations<D: Doc>(v: Option<&D>, path: &str) -> Known<Vec<Toleration>> {
                         operator,
                         value: opt_text(t.get("value")),
                         effect: opt_text(t.get("effect")),
-                        loc: loc_of(t, &crate::path::index(path, i)),
+                        loc: loc_of(t, &crate::path::index(&path, i)),
                     }
                 })
-                .collect(),
-        ),
+                .collect()
+        }),
         Some(_) => Known::Unknown,
     }
 }
@@ -524,15 +527,16 @@ fn resources<D: Doc>(v: Option<&D>, path: &str) -> Resources {
     }
 }
 
-fn containers<D: Doc>(v: Option<&D>, path: &str) -> Known<Vec<Container>> {
+fn containers<D: Doc>(v: Option<&D>, path: impl FnOnce() -> String) -> Known<Vec<Container>> {
     match v.map(D::shape) {
         None | Some(Shape::Null) => Known::Known(Vec::new()),
-        Some(Shape::List(items)) => Known::Known(
+        Some(Shape::List(items)) => Known::Known({
+            let path = path();
             items
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let cp = crate::path::index(path, i);
+                    let cp = crate::path::index(&path, i);
                     // `resources = var.x`: its requests and limits are unknown too.
                     let res = c.get("resources");
                     let res_unknown = res.is_some_and(D::is_unknown);
@@ -585,8 +589,8 @@ fn containers<D: Doc>(v: Option<&D>, path: &str) -> Known<Vec<Container>> {
                         gpus,
                     }
                 })
-                .collect(),
-        ),
+                .collect()
+        }),
         Some(_) => Known::Unknown,
     }
 }
@@ -617,16 +621,15 @@ fn pod_template<D: Doc>(t: &D, path: &str) -> PodTemplate {
         .unwrap_or_default();
     PodTemplate {
         loc: loc_of(t, path),
-        labels: pairs(
-            meta.and_then(|m| m.get("labels")),
-            &join(path, "metadata.labels"),
-        ),
-        annotations: pairs(
-            meta.and_then(|m| m.get("annotations")),
-            &join(path, "metadata.annotations"),
-        ),
-        tolerations: tolerations(get("tolerations"), &join(&sp, "tolerations")),
-        node_selector: pairs(get("nodeSelector"), &join(&sp, "nodeSelector")),
+        // Paths are made only for what is written.
+        labels: pairs(meta.and_then(|m| m.get("labels")), || {
+            join(path, "metadata.labels")
+        }),
+        annotations: pairs(meta.and_then(|m| m.get("annotations")), || {
+            join(path, "metadata.annotations")
+        }),
+        tolerations: tolerations(get("tolerations"), || join(&sp, "tolerations")),
+        node_selector: pairs(get("nodeSelector"), || join(&sp, "nodeSelector")),
         affinity: get("affinity")
             .map(|a| {
                 Located::new(
@@ -641,8 +644,8 @@ fn pod_template<D: Doc>(t: &D, path: &str) -> PodTemplate {
             .and_then(|h| bool_of(h, &join(&sp, "hostNetwork")))
             .map(Box::new),
         host_path_volumes,
-        init_containers: containers(get("initContainers"), &join(&sp, "initContainers")),
-        containers: containers(get("containers"), &join(&sp, "containers")),
+        init_containers: containers(get("initContainers"), || join(&sp, "initContainers")),
+        containers: containers(get("containers"), || join(&sp, "containers")),
         service_account: get("serviceAccountName")
             .map(|s| located_str(s, &join(&sp, "serviceAccountName"))),
     }
