@@ -91,11 +91,14 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
             }
         }
     }
-    let folders: Vec<Option<Vec<String>>> = project
-        .clusters
-        .iter()
-        .map(|c| folder(c.loc.span.file))
-        .collect();
+    // Made only for clusters that more than one definition could take.
+    let folders: Vec<std::cell::OnceCell<Option<Vec<String>>>> = vec![Default::default(); n];
+    let folder_of = |j: usize| {
+        folders
+            .get(j)?
+            .get_or_init(|| folder(project.clusters[j].loc.span.file))
+            .as_deref()
+    };
     // Partial eksctl configs no definition takes: one fragment per name and
     // region.
     let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::default();
@@ -140,7 +143,7 @@ fn join_parts(project: &mut Project, folder: &dyn Fn(FileId) -> Option<Vec<Strin
             }
             continue;
         }
-        if let Some(j) = nearest(&candidates, folders[i].as_deref(), &folders) {
+        if let Some(j) = nearest(&candidates, i, &folder_of) {
             into[i] = Some(j);
         } else if candidates.is_empty() && c.provisioner == Provisioner::Eksctl {
             fragments
@@ -320,17 +323,17 @@ fn compatible(a: &Cluster, b: &Cluster) -> bool {
 
 /// Of `candidates`, the one whose folder shares the most leading folders
 /// with `from`; `None` when two share as many (or nothing tells them apart).
-fn nearest(
+fn nearest<'f>(
     candidates: &[usize],
-    from: Option<&[String]>,
-    folders: &[Option<Vec<String>>],
+    from: usize,
+    folder_of: &dyn Fn(usize) -> Option<&'f [String]>,
 ) -> Option<usize> {
     if let [only] = candidates {
         return Some(*only);
     }
-    let from = from?;
+    let from = folder_of(from)?;
     let shared = |j: usize| {
-        folders.get(j).and_then(Option::as_deref).map_or(0, |f| {
+        folder_of(j).map_or(0, |f| {
             f.iter().zip(from).take_while(|(a, b)| a == b).count()
         })
     };
