@@ -173,7 +173,10 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let mut graph = out.graph.take().unwrap_or_default();
     let base = u32::try_from(graph.nodes.len()).unwrap_or(u32::MAX);
     for r in &t.resources {
-        graph.add_node(r.id, Loc::new(r.key.span, format!("Resources.{}", r.id)));
+        graph.add_node(
+            r.id,
+            Loc::new(r.key.span, crate::path::dot("Resources", r.id)),
+        );
     }
     for i in 0..t.resources.len() {
         let from = base + i as u32;
@@ -196,7 +199,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         if by_key.contains_key(&id.key) {
             continue;
         }
-        let path = format!("Resources.{}", r.id);
+        let path = crate::path::dot("Resources", r.id);
         let (name_node, name_path, version_node, version_path) = if r.ty == CLUSTER {
             (
                 r.prop("Name"),
@@ -257,7 +260,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let mut unattributed_capacity = false;
     let mut orphan_named_capacity = false;
     for (i, r) in t.resources.iter().enumerate() {
-        let path = format!("Resources.{}", r.id);
+        let path = crate::path::dot("Resources", r.id);
         let (cluster_node, cluster_path) = match r.ty {
             PROFILE | NODEGROUP | ADDON | cdk::HELM_CHART | cdk::MANIFEST => (
                 r.prop("ClusterName"),
@@ -438,7 +441,10 @@ fn coredns_patch(t: &Template<'_>) -> Known<Option<Loc>> {
             continue;
         }
         if mentions(r.body, "coredns", 0) {
-            return Known::Known(Some(Loc::new(r.key.span, format!("Resources.{}", r.id))));
+            return Known::Known(Some(Loc::new(
+                r.key.span,
+                crate::path::dot("Resources", r.id),
+            )));
         }
         unknown = true;
     }
@@ -467,7 +473,7 @@ fn mentions(n: &crate::tree::Node, needle: &str, depth: usize) -> bool {
 /// `AWS::EKS::PodIdentityAssociation`: its cluster by the same identity as
 /// profiles use, so that both meet on [`Cluster::key`].
 fn read_pod_identity(t: &Template<'_>, r: &template::Resource<'_>) -> PodIdentityAssociation {
-    let path = format!("Resources.{}", r.id);
+    let path = crate::path::dot("Resources", r.id);
     let whole = Loc::new(r.key.span, path.clone());
     let prop = |k: &str| {
         located_or_unknown(
