@@ -486,7 +486,10 @@ fn merge(to: &mut Cluster, mut from: Cluster) {
 /// What a profile says, without where it says it; `None` when a part is
 /// unknown (two unknowns are never the same profile).
 fn profile_sig(p: &FargateProfile) -> Option<String> {
-    let mut s = format!("{}\u{0}", p.name.known()?);
+    let name = p.name.known()?;
+    let mut s = String::with_capacity(name.len() + 64);
+    s.push_str(name);
+    s.push('\u{0}');
     for sel in p.selectors.known()? {
         s.push_str(sel.namespace.known()?);
         for (k, v) in sel.known_labels()? {
