@@ -55,40 +55,38 @@ pub fn join_clusters_near(
     project: &mut Project,
     folder: &dyn Fn(FileId) -> Option<Vec<String>>,
 ) -> Joined {
-    let facts = project.clusters.iter().map(|c| facts(c, folder)).collect();
-    join_clusters_with(project, facts)
+    let sigs = project.clusters.iter().map(|c| signature(c)).collect();
+    join_clusters_with(project, sigs, folder)
 }
 
-/// What the join reads of one cluster before it joins any, each cluster's
-/// apart from the others': [`facts`] gives it, on whatever thread.
-#[derive(Clone, Debug, Default)]
-pub struct Facts {
-    /// Everything a whole eksctl definition says, for its identical copies.
-    sig: Option<String>,
-    /// The folder of the cluster's file, as `/`-separated components.
-    folder: Option<Vec<String>>,
-}
-
-/// The [`Facts`] of cluster `c`, with `folder` as for [`join_clusters_near`].
-pub fn facts(c: &Cluster, folder: &dyn Fn(FileId) -> Option<Vec<String>>) -> Facts {
-    let whole = c.provisioner == Provisioner::Eksctl && c.defined;
-    Facts {
-        sig: whole.then(|| cluster_sig(c)).flatten(),
-        folder: folder(c.loc.span.file),
+/// Everything a whole eksctl definition says, without where it says it, by
+/// which its identical copies are found; `None` for any other cluster, and
+/// when a profile is not fully known (unknowns are never the same). One
+/// cluster's alone, so a caller may make them on several threads.
+pub fn signature(c: &Cluster) -> Option<String> {
+    if c.provisioner != Provisioner::Eksctl || !c.defined {
+        return None;
     }
+    cluster_sig(c)
 }
 
-/// [`join_clusters_near`], given the [`Facts`] of each cluster by index.
-pub fn join_clusters_with(project: &mut Project, facts: Vec<Facts>) -> Joined {
-    let joined = join_parts(project, facts);
+/// [`join_clusters_near`], given the [`signature`] of each cluster by index.
+pub fn join_clusters_with(
+    project: &mut Project,
+    sigs: Vec<Option<String>>,
+    folder: &dyn Fn(FileId) -> Option<Vec<String>>,
+) -> Joined {
+    let joined = join_parts(project, &sigs, folder);
     distinct_keys(project);
     joined
 }
 
-fn join_parts(project: &mut Project, facts: Vec<Facts>) -> Joined {
+fn join_parts(
+    project: &mut Project,
+    sigs: &[Option<String>],
+    folder: &dyn Fn(FileId) -> Option<Vec<String>>,
+) -> Joined {
     let n = project.clusters.len();
-    let (sigs, folders): (Vec<Option<String>>, Vec<Option<Vec<String>>>) =
-        facts.into_iter().map(|f| (f.sig, f.folder)).unzip();
     // `into[i] = Some(j)`: cluster i is joined into cluster j, a root.
     let mut into: Vec<Option<usize>> = vec![None; n];
 
@@ -119,6 +117,14 @@ fn join_parts(project: &mut Project, facts: Vec<Facts>) -> Joined {
             defined_at.entry(c.loc.span).or_default().push(i);
         }
     }
+    // Made only for clusters that more than one definition could take.
+    let folders: Vec<std::cell::OnceCell<Option<Vec<String>>>> = vec![Default::default(); n];
+    let folder_of = |j: usize| {
+        folders
+            .get(j)?
+            .get_or_init(|| folder(project.clusters[j].loc.span.file))
+            .as_deref()
+    };
     // Partial eksctl configs no definition takes: one fragment per name and
     // region.
     let mut fragments: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::default();
@@ -157,11 +163,7 @@ fn join_parts(project: &mut Project, facts: Vec<Facts>) -> Joined {
             }
             continue;
         }
-        if let Some(j) = nearest(
-            &candidates,
-            folders.get(i).and_then(Option::as_deref),
-            &folders,
-        ) {
+        if let Some(j) = nearest(&candidates, i, &folder_of) {
             into[i] = Some(j);
         } else if candidates.is_empty() && c.provisioner == Provisioner::Eksctl {
             fragments
@@ -341,17 +343,17 @@ fn compatible(a: &Cluster, b: &Cluster) -> bool {
 
 /// Of `candidates`, the one whose folder shares the most leading folders
 /// with `from`; `None` when two share as many (or nothing tells them apart).
-fn nearest(
+fn nearest<'f>(
     candidates: &[usize],
-    from: Option<&[String]>,
-    folders: &[Option<Vec<String>>],
+    from: usize,
+    folder_of: &dyn Fn(usize) -> Option<&'f [String]>,
 ) -> Option<usize> {
     if let [only] = candidates {
         return Some(*only);
     }
-    let from = from?;
+    let from = folder_of(from)?;
     let shared = |j: usize| {
-        folders.get(j).and_then(Option::as_deref).map_or(0, |f| {
+        folder_of(j).map_or(0, |f| {
             f.iter().zip(from).take_while(|(a, b)| a == b).count()
         })
     };
@@ -504,7 +506,10 @@ fn merge(to: &mut Cluster, mut from: Cluster) {
 /// What a profile says, without where it says it; `None` when a part is
 /// unknown (two unknowns are never the same profile).
 fn profile_sig(p: &FargateProfile) -> Option<String> {
-    let mut s = format!("{}\u{0}", p.name.known()?);
+    let name = p.name.known()?;
+    let mut s = String::with_capacity(name.len() + 64);
+    s.push_str(name);
+    s.push('\u{0}');
     for sel in p.selectors.known()? {
         s.push_str(sel.namespace.known()?);
         for (k, v) in sel.known_labels()? {

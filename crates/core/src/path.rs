@@ -41,6 +41,40 @@ pub fn index(path: &str, i: usize) -> String {
     s
 }
 
+/// Whether `path` is `root` or below it, as `Path::starts_with` answers:
+/// a byte prefix that ends at a separator says yes without splitting
+/// either path into components; anything else asks `Path::starts_with`.
+pub fn under(path: &std::path::Path, root: &std::path::Path) -> bool {
+    let (p, r) = (
+        path.as_os_str().as_encoded_bytes(),
+        root.as_os_str().as_encoded_bytes(),
+    );
+    let at_separator = |i: usize| p.get(i).is_none_or(|b| std::path::is_separator(*b as char));
+    if cfg!(unix)
+        && !r.is_empty()
+        && p.starts_with(r)
+        && (r.ends_with(b"/") || at_separator(r.len()))
+    {
+        return true;
+    }
+    path.starts_with(root)
+}
+
+/// The bytes of `Path::file_name`, without splitting the path into
+/// components when it ends in a plain name.
+pub fn file_name_bytes(path: &std::path::Path) -> Option<&[u8]> {
+    let b = path.as_os_str().as_encoded_bytes();
+    match b.last() {
+        // `a/`, `a/.`, `..`: let `Path` say what they name.
+        Some(b'/' | b'.') | None => path.file_name().map(std::ffi::OsStr::as_encoded_bytes),
+        Some(_) if cfg!(unix) => Some(match memchr::memrchr(b'/', b) {
+            Some(i) => &b[i + 1..],
+            None => b,
+        }),
+        Some(_) => path.file_name().map(std::ffi::OsStr::as_encoded_bytes),
+    }
+}
+
 fn push_decimal(s: &mut String, mut n: usize) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
@@ -77,5 +111,28 @@ mod tests {
         assert_eq!(child("spec", ""), "spec");
         assert_eq!(dot("", "spec"), ".spec");
         assert_eq!(dot("a", "b"), "a.b");
+    }
+
+    #[test]
+    fn under_and_file_name_answer_as_path_does() {
+        use std::path::Path;
+        let paths = [
+            "", "/", "/a", "/a/", "/a/b", "/ab", "/a/b/", "/a/./b", "/a//b", "a", "a/b", "./a",
+            "a/.", "a/..", "..", ".", "/a/b.tf", "x.tf/", "/a/b/c.d",
+        ];
+        for p in paths {
+            assert_eq!(
+                file_name_bytes(Path::new(p)),
+                Path::new(p).file_name().map(|n| n.as_encoded_bytes()),
+                "{p}"
+            );
+            for r in paths {
+                assert_eq!(
+                    under(Path::new(p), Path::new(r)),
+                    Path::new(p).starts_with(r),
+                    "{p} under {r}"
+                );
+            }
+        }
     }
 }

@@ -311,7 +311,7 @@ impl Sources {
                 path: display.clone(),
                 reason: e.to_string(),
             })?;
-        if !self.roots.is_empty() && !self.roots.iter().any(|r| canonical.starts_with(r)) {
+        if !self.roots.is_empty() && !self.roots.iter().any(|r| crate::path::under(&canonical, r)) {
             return Err(LoadError::OutsideTree { path: display });
         }
         let key: Arc<OsStr> = Arc::from(canonical.as_os_str());

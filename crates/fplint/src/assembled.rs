@@ -424,6 +424,32 @@ pub(crate) fn unassigned(project: &Project, sources: &Sources) -> assign::Unassi
 /// A cluster defined in module code outside the folder that runs it (a
 /// shared module, a Terragrunt unit's source) is named by that folder in
 /// messages: the module's file is the same for every call of it.
+/// A path without its `.` components.
+fn plain(p: &std::path::Path) -> std::borrow::Cow<'_, std::path::Path> {
+    if is_plain(p) {
+        return std::borrow::Cow::Borrowed(p);
+    }
+    std::borrow::Cow::Owned(
+        p.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect(),
+    )
+}
+
+/// Whether a path is already what collecting its components without `.`
+/// makes of it: no `.` component, no doubled or trailing separator.
+fn is_plain(p: &std::path::Path) -> bool {
+    let b = p.as_os_str().as_encoded_bytes();
+    cfg!(unix)
+        && !b.is_empty()
+        && !b.ends_with(b"/")
+        && b != b"."
+        && !b.starts_with(b"./")
+        && !b.ends_with(b"/.")
+        && memchr::memmem::find(b, b"//").is_none()
+        && memchr::memmem::find(b, b"/./").is_none()
+}
+
 pub(crate) fn show_homes(
     project: &mut Project,
     homes: &[Option<std::path::PathBuf>],
@@ -434,15 +460,49 @@ pub(crate) fn show_homes(
             continue;
         };
         // `./envs/prod` and `envs/prod` are one folder; `.` holds every file.
-        let plain = |p: &std::path::Path| -> std::path::PathBuf {
-            p.components()
-                .filter(|c| !matches!(c, std::path::Component::CurDir))
-                .collect()
-        };
         let home = plain(home);
-        if home.as_os_str().is_empty() || plain(std::path::Path::new(&f.path)).starts_with(&home) {
+        if home.as_os_str().is_empty()
+            || fplint_core::path::under(&plain(std::path::Path::new(&f.path)), &home)
+        {
             continue;
         }
         c.shown_file = Some(home.to_string_lossy().into_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+    use std::path::{Component, Path, PathBuf};
+
+    #[test]
+    fn a_plain_path_is_kept_as_collecting_its_components_would_make_it() {
+        for p in [
+            "",
+            ".",
+            "./a",
+            "a/./b",
+            "a//b",
+            "a/",
+            "a/.",
+            "/a/b",
+            "a/b",
+            "/",
+            "envs/prod",
+            "../a",
+            "a/../b",
+            ".a/b",
+            "a/.b",
+        ] {
+            let by_components: PathBuf = Path::new(p)
+                .components()
+                .filter(|c| !matches!(c, Component::CurDir))
+                .collect();
+            assert_eq!(
+                plain(Path::new(p)).as_os_str(),
+                by_components.as_os_str(),
+                "{p}"
+            );
+        }
     }
 }

@@ -27,17 +27,17 @@ pub(crate) fn join(project: &mut Project, sources: &Sources) -> fplint_core::joi
                 .collect(),
         )
     };
-    // Each cluster's facts alone, on the worker threads: on a large tree the
-    // clusters' signatures and folders are most of the join.
-    let facts = {
+    // Each eksctl definition's signature alone, on the worker threads: on a
+    // large tree they are most of the join.
+    let sigs = {
         use rayon::prelude::*;
         project
             .clusters
             .par_iter()
-            .map(|c| fplint_core::join::facts(c, &folder))
+            .map(|c| fplint_core::join::signature(c))
             .collect()
     };
-    let joined = fplint_core::join::join_clusters_with(project, facts);
+    let joined = fplint_core::join::join_clusters_with(project, sigs, &folder);
     name_files(project, sources);
     joined
 }

@@ -21,7 +21,7 @@ const SUPERSEDED: &str = "superseded:chart-defaults";
 
 /// Whether a walked file is a chart's `Chart.yaml` (not a subchart's).
 pub(crate) fn is_chart_file(path: &Path) -> bool {
-    if path.file_name().is_none_or(|n| n != "Chart.yaml") {
+    if fplint_core::path::file_name_bytes(path).is_none_or(|n| n != b"Chart.yaml") {
         return false;
     }
     let dir = match path.parent() {

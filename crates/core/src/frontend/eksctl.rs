@@ -310,7 +310,7 @@ fn subnet_visibility(doc: &Node) -> HashMap<String, (SubnetVisibility, Loc)> {
         };
         for e in entries {
             let az = e.key.scalar().unwrap_or_default();
-            let path = format!("vpc.subnets.{key}.{az}");
+            let path = crate::path::concat(&["vpc.subnets.", key, ".", az]);
             let id = e.value.get("id").and_then(Node::as_str);
             for name in std::iter::once(az).chain(id) {
                 // A name (an AZ) under both `public` and `private` says nothing.

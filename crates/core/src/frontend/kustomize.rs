@@ -39,9 +39,7 @@ const MAX_DEPTH: usize = 32;
 const MAX_BUILT: usize = 2_000;
 
 pub fn is_kustomization_name(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| FILE_NAMES.contains(&n))
+    crate::path::file_name_bytes(path).is_some_and(|n| FILE_NAMES.iter().any(|f| f.as_bytes() == n))
 }
 
 /// The kustomization file of a folder, if it has one.

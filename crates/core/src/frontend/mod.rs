@@ -219,7 +219,7 @@ pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
     load_parsed(file, parsed)
 }
 
-fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
+fn load_parsed(file: &SourceFile, mut parsed: Parsed) -> UnitOutput {
     let mut out = UnitOutput::default();
     if helmfile::is_helmfile(&file.path) {
         helmfile::load(file, &parsed, &mut out);
@@ -230,21 +230,22 @@ fn load_parsed(file: &SourceFile, parsed: Parsed) -> UnitOutput {
         return out;
     }
     let mut recognised = false;
-    for doc in &parsed.documents {
+    for doc in &mut parsed.documents {
         if let Some(format) = recognise(doc) {
             recognised = true;
             out.formats.push(format);
             match format {
                 Format::Eksctl => eksctl::load(file, doc, &mut out),
                 Format::CloudFormation => {
-                    cloudformation::load(file, doc, &mut out);
+                    // Read from the template as written, before its short
+                    // forms are rewritten in place.
+                    let ignores = cloudformation::metadata_ignores(doc);
+                    cloudformation::load_mut(file, doc, &mut out);
                     out.suppressions
-                        .extend(cloudformation::metadata_ignores(doc).into_iter().map(|m| {
-                            Suppression {
-                                file: file.id,
-                                scope: m.scope,
-                                codes: m.codes,
-                            }
+                        .extend(ignores.into_iter().map(|m| Suppression {
+                            file: file.id,
+                            scope: m.scope,
+                            codes: m.codes,
                         }));
                 }
                 Format::Kubernetes => kubernetes::load(file, doc, &mut out),

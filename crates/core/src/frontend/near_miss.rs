@@ -93,8 +93,14 @@ pub fn resources_written_as_map(text: &str) -> bool {
 /// Whether a text names a `ClusterConfig` in any case: the one near-miss a
 /// document read as a Kubernetes object can be.
 pub fn mentions_cluster_config(text: &str) -> bool {
+    const WORD: &[u8] = b"clusterconfig";
+    // Every occurrence has its one `f` ten bytes in, and manifests have far
+    // fewer `f`s than `c`s: only those positions are visited.
     let head = head(text);
-    memchr::memchr2_iter(b'c', b'C', head).any(|i| starts_with_ci(&head[i..], b"clusterconfig"))
+    memchr::memchr2_iter(b'f', b'F', head).any(|i| {
+        i.checked_sub(10)
+            .is_some_and(|start| starts_with_ci(&head[start..], WORD))
+    })
 }
 
 /// Whether `found` holds at some position of the text's first 64 KiB that
@@ -232,6 +238,31 @@ fn mentions_aws_type(node: &Node) -> bool {
 mod tests {
     use super::*;
     use crate::source::{FileId, SourceFile};
+
+    #[test]
+    fn cluster_config_is_found_where_a_scan_of_every_c_finds_it() {
+        let every_c = |text: &str| {
+            let head = head(text);
+            memchr::memchr2_iter(b'c', b'C', head)
+                .any(|i| starts_with_ci(&head[i..], b"clusterconfig"))
+        };
+        let pad = "f".repeat(64 * 1024 - 12);
+        for text in [
+            "",
+            "kind: ClusterConfig",
+            "kind: CLUSTERconfig\n",
+            "clusterconfig",
+            "lusterconfig",
+            "clusterconfi",
+            "ffffffffffclusterconfigf",
+            "kind: Cluster Config",
+            "# fargate: clusterConfig",
+            &format!("{pad}clusterconfig"),
+            &format!("{}clusterconfig", &pad[1..]),
+        ] {
+            assert_eq!(mentions_cluster_config(text), every_c(text), "{text:.40}");
+        }
+    }
 
     fn verdict(name: &str, text: &str) -> Verdict {
         let f = SourceFile::new(FileId(0), name.to_string(), text.to_string());

@@ -82,8 +82,9 @@ fn check_object(
     }
     // A YAML merge key brings keys fplint does not see here; a macro
     // (`Fn::Transform`) rewrites the object before CloudFormation reads it.
+    // (Neither key is a null, so the plain scalar says it.)
     if entries.iter().any(|e| {
-        e.key.as_str() == Some("<<") || (w.intrinsics && e.key.as_str() == Some("Fn::Transform"))
+        e.key.scalar() == Some("<<") || (w.intrinsics && e.key.scalar() == Some("Fn::Transform"))
     }) {
         return;
     }

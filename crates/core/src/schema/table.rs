@@ -80,15 +80,15 @@ pub struct Object {
     pub fields: Vec<Field>,
     /// Keys outside `fields` are allowed too.
     pub open: bool,
+    /// Where each field is in `fields`: every key of every checked
+    /// document is looked up here.
+    index: HashMap<String, usize>,
 }
 
 impl Object {
     /// The field named `key`; fields are kept sorted by name.
     pub fn get(&self, key: &str) -> Option<&Field> {
-        self.fields
-            .binary_search_by(|f| f.name.as_str().cmp(key))
-            .ok()
-            .and_then(|i| self.fields.get(i))
+        self.fields.get(*self.index.get(key)?)
     }
 }
 
@@ -128,6 +128,7 @@ impl Table {
                     Object {
                         fields: Vec::new(),
                         open,
+                        index: HashMap::default(),
                     },
                 );
                 cur = Some(name.to_string());
@@ -146,6 +147,11 @@ impl Table {
         }
         for o in t.objects.values_mut() {
             o.fields.sort_by(|a, b| a.name.cmp(&b.name));
+            // The first of a name twice, as a search of the sorted list
+            // might find either (the consistency test wants none).
+            for (i, f) in o.fields.iter().enumerate().rev() {
+                o.index.insert(f.name.clone(), i);
+            }
         }
         t
     }

@@ -205,7 +205,9 @@ pub(crate) fn local_calls(dir: &Path, files: &[&Candidate], max_file_size: u64) 
 }
 
 pub(crate) fn is_terraform(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "tf") || path.to_string_lossy().ends_with(".tf.json")
+    // `x.tf` has the extension `tf`; `.tf` alone is a name with none.
+    fplint_core::path::file_name_bytes(path).is_some_and(|n| n.len() > 3 && n.ends_with(b".tf"))
+        || path.as_os_str().as_encoded_bytes().ends_with(b".tf.json")
 }
 
 fn model_document(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
@@ -393,6 +395,32 @@ fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
 mod tests {
     use super::*;
     use crate::pipeline::plan::Shape;
+
+    #[test]
+    fn terraform_files_are_told_as_their_extension_tells_them() {
+        for p in [
+            "main.tf",
+            "a/main.tf",
+            ".tf",
+            "a/.tf",
+            "..tf",
+            "a/b.tf/",
+            "a/b.tf/.",
+            "x.tf.json",
+            "a/x.tf.json",
+            "a.tfvars",
+            "tf",
+            "a/tf",
+            "a.TF",
+            "main.tf.bak",
+            "",
+        ] {
+            let path = Path::new(p);
+            let by_path = path.extension().is_some_and(|e| e == "tf")
+                || path.to_string_lossy().ends_with(".tf.json");
+            assert_eq!(is_terraform(path), by_path, "{p}");
+        }
+    }
 
     fn candidate(path: &str) -> Candidate {
         Candidate {

@@ -68,37 +68,39 @@ pub fn has_tags(node: &Node) -> bool {
 /// Rewrite short-form tags into long forms. An unknown tag is recorded and its
 /// node wrapped under a key no function has, so that it evaluates as unknown.
 pub fn normalise(node: &Node, text: &str, unknown: &mut Vec<UnknownTag>) -> Node {
-    let kind = match &node.kind {
-        NodeKind::Scalar(..) => node.kind.clone(),
+    let mut n = node.clone();
+    normalise_in_place(&mut n, text, unknown);
+    n
+}
+
+/// [`normalise`] on a tree the caller owns, without copying it.
+pub fn normalise_in_place(node: &mut Node, text: &str, unknown: &mut Vec<UnknownTag>) {
+    // Below first: unknown tags are recorded inside out, keys left as written.
+    match &mut node.kind {
+        NodeKind::Scalar(..) => {}
         NodeKind::Seq(items) => {
-            NodeKind::Seq(items.iter().map(|n| normalise(n, text, unknown)).collect())
+            for n in items {
+                normalise_in_place(n, text, unknown);
+            }
         }
-        NodeKind::Map(entries) => NodeKind::Map(
-            entries
-                .iter()
-                .map(|e| Entry {
-                    key: e.key.clone(),
-                    value: normalise(&e.value, text, unknown),
-                })
-                .collect(),
-        ),
-    };
-    let Some(tag) = node.tag.as_deref() else {
-        return Node {
-            kind,
-            span: node.span,
-            tag: None,
-        };
+        NodeKind::Map(entries) => {
+            for e in entries {
+                normalise_in_place(&mut e.value, text, unknown);
+            }
+        }
+    }
+    let Some(tag) = node.tag.take() else {
+        return;
     };
     if tag.starts_with(CORE_TAG_PREFIX) {
-        return Node {
-            kind,
-            span: node.span,
-            tag: node.tag.clone(),
-        };
+        node.tag = Some(tag);
+        return;
     }
-    let tag_span = tag_span(text, node.span, tag);
-    let long = SHORT_FORMS.iter().find(|(s, _)| *s == tag).map(|(_, l)| *l);
+    let tag_span = tag_span(text, node.span, &tag);
+    let long = SHORT_FORMS
+        .iter()
+        .find(|(s, _)| *s == &*tag)
+        .map(|(_, l)| *l);
     let name = match long {
         Some(l) => l,
         None => {
@@ -106,28 +108,32 @@ pub fn normalise(node: &Node, text: &str, unknown: &mut Vec<UnknownTag>) -> Node
                 tag: tag.to_string(),
                 span: tag_span,
             });
-            tag
+            &tag
         }
     };
-    let mut inner = Node {
-        kind,
-        span: node.span,
-        tag: None,
-    };
+    let span = node.span;
+    let mut inner = std::mem::replace(
+        node,
+        Node {
+            kind: NodeKind::Seq(Vec::new()),
+            span,
+            tag: None,
+        },
+    );
     if name == "Fn::GetAtt" {
         if let NodeKind::Scalar(s, style) = &inner.kind {
             // `!GetAtt A.B.C` names resource A and attribute `B.C`.
             if let Some((res, attr)) = s.split_once('.') {
                 let part = |t: &str| Node {
                     kind: NodeKind::Scalar(t.into(), *style),
-                    span: inner.span,
+                    span,
                     tag: None,
                 };
                 inner.kind = NodeKind::Seq(vec![part(res), part(attr)]);
             }
         }
     }
-    Node {
+    *node = Node {
         kind: NodeKind::Map(vec![Entry {
             key: Node {
                 kind: NodeKind::Scalar(name.into(), ScalarStyle::Plain),
@@ -136,9 +142,9 @@ pub fn normalise(node: &Node, text: &str, unknown: &mut Vec<UnknownTag>) -> Node
             },
             value: inner,
         }]),
-        span: node.span,
+        span,
         tag: None,
-    }
+    };
 }
 
 /// The span of the tag text itself: the node's span starts at the tag for

@@ -23,7 +23,6 @@ use crate::source::{SourceFile, Span};
 use crate::tree::{Node, NodeKind};
 use crate::workload::PodIdentityAssociation;
 use rustc_hash::FxHashMap as HashMap;
-use std::borrow::Cow;
 use template::{ClusterId, Template};
 
 /// A top-level `Resources` map with a typed entry, or a format version.
@@ -47,9 +46,18 @@ pub fn recognise(doc: &Node) -> bool {
 
 /// Read a CloudFormation template into the unit.
 pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
-    let doc: Cow<'_, Node> = if intrinsic::has_tags(doc) {
+    if intrinsic::has_tags(doc) {
+        load_mut(file, &mut doc.clone(), out);
+    } else {
+        load_normalised(doc, out);
+    }
+}
+
+/// [`load`], rewriting the short forms of `doc` in place.
+pub fn load_mut(file: &SourceFile, doc: &mut Node, out: &mut UnitOutput) {
+    if intrinsic::has_tags(doc) {
         let mut unknown = Vec::new();
-        let n = intrinsic::normalise(doc, &file.text, &mut unknown);
+        intrinsic::normalise_in_place(doc, &file.text, &mut unknown);
         for u in unknown {
             out.diagnostics.push(
                 Diagnostic::parse_error(format!("unknown CloudFormation tag `{}`", u.tag), u.span)
@@ -60,14 +68,15 @@ pub fn load(file: &SourceFile, doc: &Node, out: &mut UnitOutput) {
                     ),
             );
         }
-        Cow::Owned(n)
-    } else {
-        Cow::Borrowed(doc)
-    };
-    let t = Template::new(&doc);
+    }
+    load_normalised(doc, out);
+}
+
+fn load_normalised(doc: &Node, out: &mut UnitOutput) {
+    let t = Template::new(doc);
     build(&t, out);
     if !out.clusters.is_empty() || out.graph.is_some() {
-        crate::schema::check_template(&doc, &mut out.schema);
+        crate::schema::check_template(doc, &mut out.schema);
     }
 }
 
@@ -164,7 +173,10 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let mut graph = out.graph.take().unwrap_or_default();
     let base = u32::try_from(graph.nodes.len()).unwrap_or(u32::MAX);
     for r in &t.resources {
-        graph.add_node(r.id, Loc::new(r.key.span, format!("Resources.{}", r.id)));
+        graph.add_node(
+            r.id,
+            Loc::new(r.key.span, crate::path::dot("Resources", r.id)),
+        );
     }
     for i in 0..t.resources.len() {
         let from = base + i as u32;
@@ -187,7 +199,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         if by_key.contains_key(&id.key) {
             continue;
         }
-        let path = format!("Resources.{}", r.id);
+        let path = crate::path::dot("Resources", r.id);
         let (name_node, name_path, version_node, version_path) = if r.ty == CLUSTER {
             (
                 r.prop("Name"),
@@ -248,7 +260,7 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
     let mut unattributed_capacity = false;
     let mut orphan_named_capacity = false;
     for (i, r) in t.resources.iter().enumerate() {
-        let path = format!("Resources.{}", r.id);
+        let path = crate::path::dot("Resources", r.id);
         let (cluster_node, cluster_path) = match r.ty {
             PROFILE | NODEGROUP | ADDON | cdk::HELM_CHART | cdk::MANIFEST => (
                 r.prop("ClusterName"),
@@ -429,7 +441,10 @@ fn coredns_patch(t: &Template<'_>) -> Known<Option<Loc>> {
             continue;
         }
         if mentions(r.body, "coredns", 0) {
-            return Known::Known(Some(Loc::new(r.key.span, format!("Resources.{}", r.id))));
+            return Known::Known(Some(Loc::new(
+                r.key.span,
+                crate::path::dot("Resources", r.id),
+            )));
         }
         unknown = true;
     }
@@ -458,7 +473,7 @@ fn mentions(n: &crate::tree::Node, needle: &str, depth: usize) -> bool {
 /// `AWS::EKS::PodIdentityAssociation`: its cluster by the same identity as
 /// profiles use, so that both meet on [`Cluster::key`].
 fn read_pod_identity(t: &Template<'_>, r: &template::Resource<'_>) -> PodIdentityAssociation {
-    let path = format!("Resources.{}", r.id);
+    let path = crate::path::dot("Resources", r.id);
     let whole = Loc::new(r.key.span, path.clone());
     let prop = |k: &str| {
         located_or_unknown(

@@ -19,7 +19,7 @@ pub fn read(
     name: &str,
     prefix: &str,
 ) {
-    let addr = format!("{prefix}helm_release.{name}");
+    let addr = crate::path::concat(&[prefix, "helm_release.", name]);
     let resource = b
         .graph
         .node(&addr)
@@ -31,7 +31,7 @@ pub fn read(
     };
     let body = &block.body;
     for inst in insts {
-        let path = format!("{addr}{}", inst.suffix);
+        let path = crate::path::concat(&[&addr, &inst.suffix]);
         let sc = &inst.scope;
         let attr = |n: &str| ctx.eval_attr(body, n, file, sc);
         let namespace = match attr("namespace") {

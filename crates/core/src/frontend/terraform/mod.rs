@@ -184,14 +184,8 @@ pub fn local_calls(
         }
         let bytes = buf.as_slice();
         // Most files call no local module: a scan of the bytes rules them out.
-        let local = bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'"')
-            .any(|(i, _)| {
-                let rest = &bytes[i + 1..];
-                rest.starts_with(b"./") || rest.starts_with(b"../")
-            });
+        let local = memchr::memmem::find(bytes, b"\"./").is_some()
+            || memchr::memmem::find(bytes, b"\"../").is_some();
         if !local {
             continue;
         }
@@ -1479,7 +1473,7 @@ impl Builder {
         let head = text.find('{').unwrap_or(text.len());
         self.blocks.push(crate::model::TerraformBlock {
             root: self.tag.clone(),
-            address: format!("{}{name}", json_syntax::config_address(prefix)),
+            address: crate::path::concat(&[&json_syntax::config_address(prefix), name]),
             header: Span::new(id, start, start + text[..head].trim_end().len()),
             whole: Span::new(id, start, end),
         });
@@ -1648,13 +1642,17 @@ impl Builder {
         if let Some(e) = expr {
             for r in graph::refs_of_expr(e) {
                 let addr = match r.root.as_str() {
-                    "module" if r.attrs.len() >= 2 => format!("{prefix}module.{}", r.attrs[0]),
+                    "module" if r.attrs.len() >= 2 => {
+                        crate::path::concat(&[prefix, "module.", &r.attrs[0]])
+                    }
                     "module" => continue,
                     "data" if r.attrs.len() >= 2 => {
-                        format!("{prefix}data.{}.{}", r.attrs[0], r.attrs[1])
+                        crate::path::concat(&[prefix, "data.", &r.attrs[0], ".", &r.attrs[1]])
                     }
                     "data" => continue,
-                    _ if !r.attrs.is_empty() => format!("{prefix}{}.{}", r.root, r.attrs[0]),
+                    _ if !r.attrs.is_empty() => {
+                        crate::path::concat(&[prefix, &r.root, ".", &r.attrs[0]])
+                    }
                     _ => continue,
                 };
                 if let Some(&i) = self.by_address.get(&addr) {

@@ -386,7 +386,7 @@ fn raw_selectors(
     };
     let mut out = Vec::new();
     for (i, sb) in blocks.iter().enumerate() {
-        let spath = format!("{path}.selector[{i}]");
+        let spath = crate::path::index(&crate::path::dot(path, "selector"), i);
         let ns = ctx.eval_attr(sb.body, "namespace", sb.file, &sb.scope);
         let (labels, labels_loc) = match ctx.eval_attr(sb.body, "labels", sb.file, &sb.scope) {
             None => (Known::Known(Vec::new()), None),

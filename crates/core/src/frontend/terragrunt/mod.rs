@@ -51,9 +51,8 @@ const CALL: &str = "terragrunt";
 
 /// Whether a file is a Terragrunt unit or stack.
 pub fn is_unit_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n == UNIT_FILE || n == STACK_FILE)
+    crate::path::file_name_bytes(path)
+        .is_some_and(|n| n == UNIT_FILE.as_bytes() || n == STACK_FILE.as_bytes())
 }
 
 /// Model the unit (or stack) whose configuration is `file`, already read
