@@ -9,10 +9,11 @@ use crate::notice::{Notice, NoticeKind};
 use fplint_core::model::{Cluster, Project};
 use fplint_core::sources::Sources;
 use fplint_core::{FileId, Span};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Join the clusters described in several files ([`fplint_core::join`]),
 /// a partial config to the definition nearest it.
@@ -29,14 +30,11 @@ pub(crate) fn join(project: &mut Project, sources: &Sources) -> fplint_core::joi
     };
     // Each eksctl definition's signature alone, on the worker threads: on a
     // large tree they are most of the join.
-    let sigs = {
-        use rayon::prelude::*;
-        project
-            .clusters
-            .par_iter()
-            .map(|c| fplint_core::join::signature(c))
-            .collect()
-    };
+    let sigs = project
+        .clusters
+        .par_iter()
+        .map(|c| fplint_core::join::signature(c))
+        .collect();
     let joined = fplint_core::join::join_clusters_with(project, sigs, &folder);
     name_files(project, sources);
     joined
@@ -196,9 +194,10 @@ pub(crate) fn assign_by(
     crate::declared::apply_directory_sources(project, sources);
     crate::charts::retire_used_defaults(project, sources);
     let pick = |span: Span| assigner.pick(sources, span);
+    // Each item's cluster depends on its file alone: on the worker threads.
     let workload_keys: Vec<Option<String>> = project
         .workloads
-        .iter()
+        .par_iter()
         // A built workload is judged from its overlay's folder.
         .map(|w| {
             let at = w.variant.as_ref().map_or(w.loc.span, |v| v.loc.span);
@@ -260,7 +259,7 @@ pub(crate) struct Assigner {
     folders: Folders,
     base: Option<PathBuf>,
     /// Per file, not per object: canonicalising costs a readlink per component.
-    memo: RefCell<HashMap<FileId, Option<String>>>,
+    memo: Mutex<HashMap<FileId, Option<String>>>,
 }
 
 impl Assigner {
@@ -327,13 +326,13 @@ impl Assigner {
             by_name,
             folders: Folders::new(project, sources, homes),
             base: base.map(Path::to_path_buf),
-            memo: RefCell::new(HashMap::default()),
+            memo: Mutex::new(HashMap::default()),
         }
     }
 
     /// The cluster key of an item at `span` that names no cluster itself.
     pub(crate) fn pick(&self, sources: &Sources, span: Span) -> Option<String> {
-        if let Some(hit) = self.memo.borrow().get(&span.file) {
+        if let Some(hit) = lock(&self.memo).get(&span.file) {
             return Option::clone(hit);
         }
         let f = sources.peek(span.file)?;
@@ -355,7 +354,7 @@ impl Assigner {
         let key = by_path
             .or_else(|| abs.parent().and_then(|dir| self.folders.nearest(dir)))
             .or_else(|| self.only.clone());
-        self.memo.borrow_mut().insert(span.file, key.clone());
+        lock(&self.memo).insert(span.file, key.clone());
         key
     }
 }
@@ -554,12 +553,17 @@ fn canonical_of(sources: &Sources, id: FileId, shown: &Path) -> PathBuf {
     sources.disk_path(id).unwrap_or_else(|| canonical(shown))
 }
 
+/// A memo's map, whatever another thread did while it held it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The folders that define clusters, canonical.
 struct Folders {
     /// For each folder holding a cluster's folder (at any depth), the
     /// keys defined under it: up to two, enough to tell "exactly one".
     under: HashMap<PathBuf, Vec<String>>,
-    memo: RefCell<HashMap<PathBuf, Option<String>>>,
+    memo: Mutex<HashMap<PathBuf, Option<String>>>,
 }
 
 impl Folders {
@@ -607,15 +611,21 @@ impl Folders {
         let mut under: HashMap<PathBuf, Vec<String>> = HashMap::default();
         for (dir, key) in &defined {
             for up in dir.ancestors() {
-                let keys = under.entry(up.to_path_buf()).or_default();
-                if keys.len() < 2 && !keys.contains(key) {
-                    keys.push(key.clone());
+                let Some(keys) = under.get_mut(up) else {
+                    under.insert(up.to_path_buf(), vec![key.clone()]);
+                    continue;
+                };
+                // Each folder above one that has this key, or two keys,
+                // has it or two keys too: it was offered every key below.
+                if keys.len() >= 2 || keys.contains(key) {
+                    break;
                 }
+                keys.push(key.clone());
             }
         }
         Folders {
             under,
-            memo: RefCell::new(HashMap::default()),
+            memo: Mutex::new(HashMap::default()),
         }
     }
 
@@ -625,7 +635,7 @@ impl Folders {
         if self.under.is_empty() {
             return None;
         }
-        if let Some(hit) = self.memo.borrow().get(dir) {
+        if let Some(hit) = lock(&self.memo).get(dir) {
             return hit.clone();
         }
         let mut found = None;
@@ -638,9 +648,7 @@ impl Folders {
             }
             break;
         }
-        self.memo
-            .borrow_mut()
-            .insert(dir.to_path_buf(), found.clone());
+        lock(&self.memo).insert(dir.to_path_buf(), found.clone());
         found
     }
 }
