@@ -421,9 +421,6 @@ pub(crate) fn unassigned(project: &Project, sources: &Sources) -> assign::Unassi
     assign::Unassigned::of(project, sources)
 }
 
-/// A cluster defined in module code outside the folder that runs it (a
-/// shared module, a Terragrunt unit's source) is named by that folder in
-/// messages: the module's file is the same for every call of it.
 /// A path without its `.` components.
 fn plain(p: &std::path::Path) -> std::borrow::Cow<'_, std::path::Path> {
     if is_plain(p) {
@@ -450,6 +447,9 @@ fn is_plain(p: &std::path::Path) -> bool {
         && memchr::memmem::find(b, b"/./").is_none()
 }
 
+/// A cluster defined in module code outside the folder that runs it (a
+/// shared module, a Terragrunt unit's source) is named by that folder in
+/// messages: the module's file is the same for every call of it.
 pub(crate) fn show_homes(
     project: &mut Project,
     homes: &[Option<std::path::PathBuf>],

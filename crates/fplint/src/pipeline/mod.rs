@@ -239,7 +239,6 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // one live beside the project.
     let mut notices = empty_notices(&walked.empty);
     notices.extend(crate::notice::chart_templates(&walked.chart_templates));
-    let absorbed = absorb_in_order(&jobs, &sources, limits, notices);
     let Absorbed {
         mut project,
         mut diagnostics,
@@ -247,7 +246,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         mut notices,
         homes,
         ..
-    } = absorbed;
+    } = absorb_in_order(&jobs, &sources, limits, notices);
     // The walk and the plan are not read past here; on a large tree they
     // are megabytes beside the model while clusters are assigned.
     drop(jobs);

@@ -55,19 +55,21 @@ pub(crate) fn model_unit(job: &Job, sources: &Sources, limits: Limits) -> Modell
 /// again only for files that get findings.
 pub(crate) fn release_texts(sources: &Sources, from: usize) -> usize {
     let upto = sources.len();
-    (from..upto).into_par_iter().for_each(|id| {
-        let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
-        sources.release_text(id, crate::suppress::may_have_directives);
-    });
+    (from..upto)
+        .into_par_iter()
+        .for_each(|id| release_text(sources, id));
     upto
 }
 
 /// [`release_texts`] for the files `from..upto`, on the calling thread.
 pub(crate) fn release_range(sources: &Sources, from: usize, upto: usize) {
-    for id in from..upto {
-        let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
-        sources.release_text(id, crate::suppress::may_have_directives);
-    }
+    (from..upto).for_each(|id| release_text(sources, id));
+}
+
+/// Let go of file `id`'s text, unless it may hold inline suppressions.
+fn release_text(sources: &Sources, id: usize) {
+    let id = fplint_core::FileId(u32::try_from(id).unwrap_or(u32::MAX));
+    sources.release_text(id, crate::suppress::may_have_directives);
 }
 
 pub(crate) fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadError) -> Diagnostic {
