@@ -23,7 +23,7 @@
 //! `cargo run -p xtask -- charts [--corpus DIR] [--out FILE]`
 //!
 //! Learns what the charts of the chart corpus deploy and writes
-//! `crates/rules/src/charts/known.rs`; see CONTRIBUTING.md.
+//! `crates/rules/src/charts/known.json`; see CONTRIBUTING.md.
 //!
 //! `cargo run --release -p xtask -- parse-only DIR`
 //!

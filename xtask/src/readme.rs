@@ -68,11 +68,11 @@ fn version(v: fplint_rules::charts::Version) -> String {
 /// The known charts, between [`CHARTS_START`] and [`CHARTS_END`] inclusive:
 /// each range with the pins it was learned from and its workloads.
 pub fn chart_table() -> String {
-    use fplint_rules::charts::{known::CHARTS, Field};
+    use fplint_rules::charts::{known::charts, Field};
     let mut s = format!(
         "{CHARTS_START}\n| chart | versions | rendered | workloads | tolerations from |\n|---|---|---|---|---|\n"
     );
-    for c in CHARTS {
+    for c in charts() {
         let pins: Vec<String> = c
             .pins
             .iter()

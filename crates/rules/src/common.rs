@@ -208,7 +208,7 @@ pub fn knowledge_note(rel: &HelmRelease) -> Result<&'static KnownChart, String> 
         },
     };
     let Some(chart) = charts::known_chart(name, version) else {
-        let ranges: Vec<String> = charts::known::CHARTS
+        let ranges: Vec<String> = charts::known::charts()
             .iter()
             .filter(|c| c.name == name)
             .map(|c| format!("{} to before {}", show(c.from), show(c.until)))

@@ -1,7 +1,7 @@
 //! The generated chart knowledge is well formed: ranges sorted, each learned
 //! from at least one pin that lies in it, and every field's lists aligned.
 
-use fplint_rules::charts::known::CHARTS;
+use fplint_rules::charts::known::{charts, parse, to_json, DATA};
 use fplint_rules::charts::{known_chart, Join};
 
 fn version(v: &str) -> (u64, u64, u64) {
@@ -20,8 +20,9 @@ fn version(v: &str) -> (u64, u64, u64) {
 
 #[test]
 fn ranges_are_sorted_and_hold_their_pins() {
-    assert!(!CHARTS.is_empty());
-    for pair in CHARTS.windows(2) {
+    let all = charts();
+    assert!(!all.is_empty());
+    for pair in all.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         assert!(
             (a.name, a.from) < (b.name, b.from),
@@ -35,7 +36,7 @@ fn ranges_are_sorted_and_hold_their_pins() {
             assert!(a.until <= b.from, "{} ranges overlap", a.name);
         }
     }
-    for c in CHARTS {
+    for c in all {
         assert!(
             c.from < c.until,
             "{}: {:?} !< {:?}",
@@ -54,7 +55,7 @@ fn ranges_are_sorted_and_hold_their_pins() {
 
 #[test]
 fn field_sources_are_aligned() {
-    for c in CHARTS {
+    for c in charts() {
         for w in c.workloads {
             for f in w.fields {
                 assert_eq!(f.values.len(), f.defaults.len(), "{} {}", c.name, w.name);
@@ -69,7 +70,7 @@ fn field_sources_are_aligned() {
 
 #[test]
 fn the_newest_range_answers_an_unpinned_release() {
-    for c in CHARTS {
+    for c in charts() {
         let Some(newest) = known_chart(c.name, None) else {
             panic!("{} not found", c.name);
         };
@@ -82,4 +83,34 @@ fn the_newest_range_answers_an_unpinned_release() {
         );
     }
     assert!(known_chart("no-such-chart", None).is_none());
+}
+
+#[test]
+fn the_data_reads_and_is_written_as_the_generator_writes_it() {
+    let charts = match parse(DATA) {
+        Ok(c) => c,
+        Err(e) => panic!("known.json does not read: {e}"),
+    };
+    assert_eq!(charts.len(), fplint_rules::charts::known::charts().len());
+    match to_json(charts) {
+        Ok(text) => assert!(text == DATA, "known.json is not as `to_json` writes it"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn a_quoted_value_keeps_its_text() {
+    let text = r#"[{"name":"c","from":"1.2.0","until":"1.3.0","pins":[],"guards":[],
+        "workloads":[{"kind":"Deployment","name":"w","template":"t.yaml","namespace":null,
+        "namespace_values":[],"when":[],"fields":[{"field":"Tolerations","values":["tolerations"],
+        "defaults":[[{"key":"b","operator":"Exists"}]],"join":"First","rendered":{"z":1,"a":"\u00e9"}}]}]}]"#;
+    let charts = match parse(text) {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    let f = &charts[0].workloads[0].fields[0];
+    assert_eq!(f.defaults, &[r#"[{"key":"b","operator":"Exists"}]"#]);
+    assert_eq!(f.rendered, r#"{"z":1,"a":"\u00e9"}"#);
+    assert_eq!((charts[0].from, charts[0].until), ((1, 2, 0), (1, 3, 0)));
+    assert!(parse(text.replace("1.2.0", "1.2").leak()).is_err());
 }

@@ -1,6 +1,6 @@
 //! What public charts deploy, learned by rendering them.
 //!
-//! [`known`] is generated (`cargo run -p xtask -- charts`, see
+//! [`known`] reads generated data (`cargo run -p xtask -- charts`, see
 //! CONTRIBUTING.md): each pinned chart is rendered with its defaults and
 //! under probe values, and what its workloads are, where they run and which
 //! values set their scheduling fields is written down as data. The charts'
@@ -9,6 +9,7 @@
 //! [`metadata`] is researched by hand: what a controller would read from
 //! the EC2 instance metadata service.
 
+mod data;
 pub mod known;
 pub mod metadata;
 
@@ -17,66 +18,85 @@ pub use metadata::{metadata_need, MetadataNeed};
 use fplint_core::model::Known;
 use fplint_core::value::{Value, ValueKind};
 use fplint_core::Span;
+use serde::{Deserialize, Serialize};
 
 /// A chart version, `(major, minor, patch)`.
 pub type Version = (u64, u64, u64);
 
 /// Where one range of a chart's facts was learned.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Pin {
     /// The chart's version in its `Chart.yaml`.
+    #[serde(deserialize_with = "data::string")]
     pub version: &'static str,
     /// `owner/name` of the repository.
+    #[serde(deserialize_with = "data::string")]
     pub repo: &'static str,
     /// The full commit the chart was rendered at.
+    #[serde(deserialize_with = "data::string")]
     pub commit: &'static str,
     /// The chart's folder in the repository.
+    #[serde(deserialize_with = "data::string")]
     pub folder: &'static str,
 }
 
 /// One chart's facts over a range of versions.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct KnownChart {
     /// The chart's name, as a release names it.
+    #[serde(deserialize_with = "data::string")]
     pub name: &'static str,
     /// First version the facts hold for.
+    #[serde(with = "data::version")]
     pub from: Version,
     /// First version they are not known to hold for: after the newest
     /// pinned minor version.
+    #[serde(with = "data::version")]
     pub until: Version,
     /// The versions rendered to learn them (all gave the same facts).
+    #[serde(deserialize_with = "data::slice")]
     pub pins: &'static [Pin],
     /// Values (dotted paths) that change which workloads the chart renders
     /// or of what kind, beyond [`ChartWorkload::when`]: a release that sets
     /// one is unknown.
+    #[serde(deserialize_with = "data::strings")]
     pub guards: &'static [&'static str],
     /// What it renders, each under its switches.
+    #[serde(deserialize_with = "data::slice")]
     pub workloads: &'static [ChartWorkload],
 }
 
 /// A workload the chart renders.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct ChartWorkload {
     /// `Deployment`, `StatefulSet`, `DaemonSet`, `Job`, `CronJob`, ...
+    #[serde(deserialize_with = "data::string")]
     pub kind: &'static str,
     /// Its name for a release named as the chart.
+    #[serde(deserialize_with = "data::string")]
     pub name: &'static str,
     /// The template that renders it (`templates/operator.yaml`).
+    #[serde(deserialize_with = "data::string")]
     pub template: &'static str,
     /// `None`: the release's namespace; else a fixed one.
+    #[serde(deserialize_with = "data::opt_string")]
     pub namespace: Option<&'static str>,
     /// Values that move it to another namespace when set.
+    #[serde(deserialize_with = "data::strings")]
     pub namespace_values: &'static [&'static str],
     /// Boolean values it is rendered under: each must have the truth given.
+    #[serde(deserialize_with = "data::slice")]
     pub when: &'static [Switch],
     /// Which values set its pod's fields. A field not listed is unknown.
+    #[serde(deserialize_with = "data::slice")]
     pub fields: &'static [FieldSource],
 }
 
 /// A boolean value a workload depends on.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Switch {
     /// Dotted path (`webhooks.enabled`).
+    #[serde(deserialize_with = "data::string")]
     pub value: &'static str,
     /// Its truth in the chart's defaults.
     pub default: bool,
@@ -85,7 +105,7 @@ pub struct Switch {
 }
 
 /// A pod field the rules judge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Field {
     /// The pod's `tolerations`.
     Tolerations,
@@ -108,7 +128,7 @@ pub enum Field {
 }
 
 /// How a field's values combine when several are set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Join {
     /// The first value that is set and not empty wins (Helm's `default`,
     /// `or`, `with ... else`): a component's own list, else the global one.
@@ -118,13 +138,15 @@ pub enum Join {
 }
 
 /// Which values render one field of a workload.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct FieldSource {
     /// The field they set.
     pub field: Field,
     /// Dotted paths, in precedence order.
+    #[serde(deserialize_with = "data::strings")]
     pub values: &'static [&'static str],
     /// Each value's default in the chart's values, as JSON (`null`: absent).
+    #[serde(with = "data::json_texts")]
     pub defaults: &'static [&'static str],
     /// How they combine.
     pub join: Join,
@@ -132,6 +154,7 @@ pub struct FieldSource {
     /// (`null`: absent). Container fields list one entry per container,
     /// then per init container (`HostPorts`: each container's host ports).
     /// A field with no `values` is fixed by the chart to this.
+    #[serde(with = "data::json_text")]
     pub rendered: &'static str,
 }
 
@@ -197,7 +220,7 @@ pub fn version_span(v: &str) -> Option<(Version, Version)> {
 /// the newest the data knows). A version that does not parse, or that no
 /// range holds, is unknown.
 pub fn known_chart(chart: &str, version: Option<&str>) -> Option<&'static KnownChart> {
-    let mut ranges = known::CHARTS.iter().filter(|c| c.name == chart);
+    let mut ranges = known::charts().iter().filter(|c| c.name == chart);
     match version {
         None => ranges.max_by_key(|c| c.from),
         Some(v) => {
