@@ -693,11 +693,11 @@ pub struct HelmRelease {
     /// The declaration's values in merge order when some part lies in
     /// another file (a values file, a ConfigMap): `values` stays unknown
     /// until the run reads those files
-    /// ([`crate::frontend::release::read_values_parts`]).
+    /// ([`crate::frontend::shared::release::read_values_parts`]).
     pub values_parts: Vec<ValuesPart>,
     /// A source object of the repository that says which chart this is
     /// (Flux's `chartRef`): `chart` stays unknown until the run finds it
-    /// ([`crate::frontend::release::resolve_chart_ref`]).
+    /// ([`crate::frontend::shared::release::resolve_chart_ref`]).
     pub chart_ref: Option<ChartRef>,
     /// A post-renderer patches what the chart renders (Flux's
     /// `postRenderers`), which fplint does not follow: the release's pods

@@ -58,8 +58,8 @@ pub(crate) fn render_declared(unit: &mut UnitOutput, sources: &Sources, limits: 
         // Values files and ConfigMaps the declarations name, read now that
         // files can be.
         for r in &mut unit.releases[from..] {
-            fplint_core::frontend::release::resolve_chart_ref(r, sources, limits);
-            fplint_core::frontend::release::read_values_parts(r, sources, limits);
+            fplint_core::frontend::shared::release::resolve_chart_ref(r, sources, limits);
+            fplint_core::frontend::shared::release::read_values_parts(r, sources, limits);
         }
         let inputs: Vec<ChartRelease> = unit.releases[from..]
             .iter()

@@ -377,7 +377,7 @@ fn applied_by(
         let mut declared = fplint_core::frontend::UnitOutput::default();
         for doc in &parsed.documents {
             let obj = Value::from_node(doc);
-            fplint_core::frontend::kubernetes::load_declaration(&file, &obj, &mut declared);
+            fplint_core::frontend::load_declaration(&file, &obj, &mut declared);
         }
         for d in declared.directory_sources {
             let built = [

@@ -11,8 +11,8 @@
 //! placeholders are not all plain parameters is unknown.
 
 use super::argocd;
-use super::kubernetes::join;
-use super::release;
+use super::shared::join;
+use super::shared::release;
 use super::UnitOutput;
 use crate::source::SourceFile;
 use crate::value::{MapKey, Value, ValueKind};

@@ -5,8 +5,8 @@
 //! chart, whose content is unknown until rendered. Other sources (a remote
 //! Git path, a folder of manifests read on its own) add no release.
 
-use super::kubernetes::{join, loc_of, located_str};
-use super::release::{self, from_yaml_string, typed};
+use super::shared::release::{self, from_yaml_string, typed};
+use super::shared::{join, loc_of, located_str};
 use super::UnitOutput;
 use crate::model::{AppliedBy, DirectorySource, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;

@@ -6,7 +6,8 @@
 //! manifests are, each value's span mapped back to the template bytes that
 //! produced it: the literal text byte for byte, or the whole action.
 
-use super::{kubernetes, UnitOutput};
+use super::shared::objects;
+use super::{load_declaration, UnitOutput};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Known, Loc, Located};
 use crate::source::{FileId, SourceFile, Span};
@@ -328,13 +329,13 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
             // An Argo CD or Flux declaration the chart renders ("app of
             // apps"): read as the file would be, from the template's place.
             if let Some(file) = templates.file(&m.path) {
-                if kubernetes::load_declaration(&file, &value, &mut out.unit) {
+                if load_declaration(&file, &value, &mut out.unit) {
                     continue;
                 }
             }
             let unsure = unsure_pod(&mut value);
             let before = out.unit.workloads.len();
-            kubernetes::load_object(&value, "", &mut out.unit);
+            objects::load_object(&value, "", &mut out.unit);
             for w in &mut out.unit.workloads[before..] {
                 if let Some(whole) = unsure {
                     unknown_pod(&mut w.pod, whole);

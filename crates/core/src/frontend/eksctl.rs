@@ -35,7 +35,7 @@ fn text(node: &Node) -> Known<String> {
     }
 }
 
-use super::is_placeholder;
+use super::shared::is_placeholder;
 
 fn located(node: &Node, path: &str) -> Located<String> {
     Located::new(text(node), loc(node, path))

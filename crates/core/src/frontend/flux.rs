@@ -7,8 +7,8 @@
 //! Secrets beside the declaration are read once files can be; `kubeConfig`
 //! names another cluster.
 
-use super::kubernetes::{join, loc_of, located_str};
-use super::release;
+use super::shared::release;
+use super::shared::{join, loc_of, located_str};
 use super::UnitOutput;
 use crate::model::{AppliedBy, ChartRef, DirectorySource, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;

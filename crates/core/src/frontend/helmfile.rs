@@ -7,8 +7,8 @@
 //! helmfile's order; values files are read once files can be. Templated parts (`{{ ... }}`) are unknown; a file
 //! that only parses once rendered is skipped.
 
-use super::kubernetes::{join, loc_of, located_str};
-use super::release::{self, typed};
+use super::shared::release::{self, typed};
+use super::shared::{join, loc_of, located_str};
 use super::UnitOutput;
 use crate::model::{AppliedBy, HelmRelease, Known, Located, ValuesPart};
 use crate::source::SourceFile;

@@ -15,7 +15,7 @@
 //! unknown. `scripts/kustomize-oracle` holds the build to `kubectl
 //! kustomize`.
 
-use super::kubernetes;
+use super::shared::objects;
 use super::UnitOutput;
 use crate::diagnostic::Diagnostic;
 use crate::model::{Known, Loc};
@@ -351,7 +351,7 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     });
     for r in resources {
         let before = out.workloads.len();
-        kubernetes::load_object(&r.obj, "", &mut out);
+        objects::load_object(&r.obj, "", &mut out);
         for w in &mut out.workloads[before..] {
             w.variant = variant.clone();
             if r.opaque {

@@ -11,7 +11,7 @@ pub mod helmfile;
 pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
-pub mod release;
+pub mod shared;
 pub mod terraform;
 pub mod terragrunt;
 
@@ -19,6 +19,54 @@ use crate::diagnostic::Diagnostic;
 use crate::model::{Cluster, DependencyGraph, Project};
 use crate::source::{SourceFile, Span};
 use crate::tree::{self, Limits, Node, Parsed};
+use crate::value::Value;
+
+/// An object that declares what a controller in the cluster applies, and
+/// the frontend that reads it: one row per kind of declaration.
+struct Declaration {
+    recognise: fn(api: &str, kind: &str) -> bool,
+    load: fn(&SourceFile, &Value, &str, &mut UnitOutput),
+}
+
+const DECLARATIONS: [Declaration; 4] = [
+    Declaration {
+        recognise: argocd::recognise,
+        load: argocd::load,
+    },
+    Declaration {
+        recognise: appset::recognise,
+        load: appset::load,
+    },
+    Declaration {
+        recognise: flux::recognise,
+        load: flux::load,
+    },
+    Declaration {
+        recognise: flux::recognise_kustomization,
+        load: flux::load_kustomization,
+    },
+];
+
+/// Whether an object with this `apiVersion` and `kind` is a declaration
+/// [`load_declaration`] reads.
+pub(crate) fn declares(api: &str, kind: &str) -> bool {
+    DECLARATIONS.iter().any(|d| (d.recognise)(api, kind))
+}
+
+/// Read a declaration of what a controller in the cluster applies (an Argo
+/// CD `Application` or `ApplicationSet`, a Flux `HelmRelease` or
+/// `Kustomization`); `false` for any other object.
+pub fn load_declaration(file: &SourceFile, value: &Value, out: &mut UnitOutput) -> bool {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (api, kind) = (text("apiVersion"), text("kind"));
+    match DECLARATIONS.iter().find(|d| (d.recognise)(api, kind)) {
+        Some(d) => {
+            (d.load)(file, value, "", out);
+            true
+        }
+        None => false,
+    }
+}
 
 /// The kinds of input fplint recognises.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -319,25 +367,15 @@ pub fn recognise(doc: &Node) -> Option<Format> {
     None
 }
 
-/// Whether a scalar is a placeholder another tool fills in (`${VAR}`,
-/// `{{ .Values.x }}`, `$VAR`): unknown, not a name. Called for nearly every
-/// scalar, so it scans bytes rather than searching for two patterns.
-pub(crate) fn is_placeholder(s: &str) -> bool {
-    s.starts_with('$')
-        || s.as_bytes()
-            .windows(2)
-            .any(|w| w[1] == b'{' && (w[0] == b'$' || w[0] == b'{'))
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn placeholders_as_the_patterns_say() {
         for s in ["${A}", "$A", "a-${b}", "{{ .Values.x }}", "x{{y", "$"] {
-            assert!(super::is_placeholder(s), "{s}");
+            assert!(super::shared::is_placeholder(s), "{s}");
         }
         for s in ["", "a", "{a}", "a$", "a$b", "}{", "{ {", "kube-system"] {
-            assert!(!super::is_placeholder(s), "{s}");
+            assert!(!super::shared::is_placeholder(s), "{s}");
         }
     }
 

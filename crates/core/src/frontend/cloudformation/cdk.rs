@@ -8,7 +8,7 @@
 
 use super::template::{self, Template};
 use super::UnitOutput;
-use crate::frontend::release;
+use crate::frontend::shared::{objects, release};
 use crate::model::{AppliedBy, HelmRelease, Known, Loc, Located, ResourceRef};
 use crate::tree::Node;
 use crate::value::{Value, ValueKind};
@@ -85,7 +85,7 @@ pub(super) fn read_manifest(
     let mut unit = UnitOutput::default();
     let mpath = crate::path::dot(path, "Properties.Manifest");
     for (i, obj) in items.iter().enumerate() {
-        crate::frontend::kubernetes::load_object(obj, &crate::path::index(&mpath, i), &mut unit);
+        objects::load_object(obj, &crate::path::index(&mpath, i), &mut unit);
     }
     for mut w in unit.workloads {
         w.resource = Some(resource);

@@ -1,10 +1,11 @@
 //! Kubernetes objects declared in Terraform: `kubectl_manifest` (`yaml_body`)
-//! and `kubernetes_manifest` (`manifest`), read by the Kubernetes frontend
+//! and `kubernetes_manifest` (`manifest`), read as Kubernetes objects
 //! from values that keep their spans into the `.tf`.
 
 use super::eval::span_of;
 use super::{text, Builder, Ctx};
-use crate::frontend::{kubernetes, UnitOutput};
+use crate::frontend::shared::objects;
+use crate::frontend::UnitOutput;
 use crate::model::{Known, ResourceRef};
 use crate::source::FileId;
 use crate::value::{MapKey, Value, ValueKind};
@@ -54,7 +55,7 @@ pub fn read(
             continue;
         }
         let mut unit = UnitOutput::default();
-        kubernetes::load_object(&obj, &path, &mut unit);
+        objects::load_object(&obj, &path, &mut unit);
         for mut w in unit.workloads {
             w.resource = resource;
             if w.loc.span == Default::default() {
@@ -162,7 +163,7 @@ pub fn read_typed(
             );
         }
         let mut unit = UnitOutput::default();
-        kubernetes::load_object(&obj, &path, &mut unit);
+        objects::load_object(&obj, &path, &mut unit);
         for mut w in unit.workloads {
             w.resource = resource;
             b.workloads.push(w);

@@ -2,7 +2,7 @@
 //! values written as a YAML string with spans into it, Helm's merge, and
 //! `--set`-style parameters.
 
-use super::terraform::helm::{insert, merge, parse_path};
+use super::values::{insert, merge, parse_path};
 use crate::model::{HelmRelease, Known, Loc, Located, ValueSource, ValueSourceKind, ValuesPart};
 use crate::source::{FileId, SourceFile, Span};
 use crate::sources::{LoadError, Sources};
