@@ -132,7 +132,10 @@ pub fn may_make_nodes(source: &str, call: &hcl_edit::structure::Body) -> bool {
 /// For an add-on module that makes nodes only when asked (it installs
 /// Karpenter), the input that asks.
 pub fn nodes_input(source: &str) -> Option<&'static str> {
-    let s = source.trim().split('?').next().unwrap_or_default();
+    let s = without_public_registry(source)
+        .split('?')
+        .next()
+        .unwrap_or_default();
     let repo = s.split("//").find(|p| !p.ends_with(':')).unwrap_or(s);
     (repo == "aws-ia/eks-blueprints-addons/aws"
         || repo
@@ -141,8 +144,19 @@ pub fn nodes_input(source: &str) -> Option<&'static str> {
     .then_some("enable_karpenter")
 }
 
-pub fn kind(source: &str) -> Kind {
+/// A registry source without the public registry's host: Terraform reads
+/// `registry.terraform.io/terraform-aws-modules/eks/aws` as the short form.
+pub fn without_public_registry(source: &str) -> &str {
+    const HOST: &str = "registry.terraform.io/";
     let s = source.trim();
+    match s.get(..HOST.len()) {
+        Some(host) if host.eq_ignore_ascii_case(HOST) => &s[HOST.len()..],
+        _ => s,
+    }
+}
+
+pub fn kind(source: &str) -> Kind {
+    let s = without_public_registry(source);
     if s.starts_with("./") || s.starts_with("../") {
         return Kind::Local(s.to_string());
     }
@@ -922,5 +936,37 @@ mod profile_form_tests {
         for (constraint, want) in cases {
             assert_eq!(ProfileForm::of_version(constraint), *want, "{constraint}");
         }
+    }
+}
+
+#[cfg(test)]
+mod source_tests {
+    use super::{kind, nodes_input, Kind};
+
+    #[test]
+    fn the_public_registry_host_names_the_same_module() {
+        for host in ["registry.terraform.io/", "Registry.Terraform.io/", ""] {
+            assert_eq!(
+                kind(&format!("{host}terraform-aws-modules/eks/aws")),
+                Kind::Root,
+                "{host}"
+            );
+            assert_eq!(
+                kind(&format!(
+                    "{host}terraform-aws-modules/eks/aws//modules/fargate-profile"
+                )),
+                Kind::FargateProfile,
+                "{host}"
+            );
+            assert_eq!(
+                nodes_input(&format!("{host}aws-ia/eks-blueprints-addons/aws")),
+                Some("enable_karpenter")
+            );
+        }
+        // A private registry's module of the same name is another module.
+        assert_eq!(
+            kind("app.terraform.io/terraform-aws-modules/eks/aws"),
+            Kind::Other
+        );
     }
 }

@@ -126,7 +126,7 @@ pub fn read_karpenter(
 /// the registry (the version is in `version`), `Some(Some(ref))` from git,
 /// where `?ref=` pins the version (`Some(Some(""))` without one).
 fn karpenter_source(source: &str) -> Option<Option<String>> {
-    let s = source.trim();
+    let s = super::eks_module::without_public_registry(source);
     if s == KARPENTER_SOURCE {
         return Some(None);
     }
@@ -197,6 +197,12 @@ mod tests {
         use super::karpenter_source;
         assert_eq!(
             karpenter_source("terraform-aws-modules/eks/aws//modules/karpenter"),
+            Some(None)
+        );
+        assert_eq!(
+            karpenter_source(
+                "registry.terraform.io/terraform-aws-modules/eks/aws//modules/karpenter"
+            ),
             Some(None)
         );
         assert_eq!(
