@@ -79,6 +79,11 @@ pub struct Sources {
     /// The working folder, canonical, to tell a relative path that goes
     /// through a link.
     cwd: OnceLock<Option<PathBuf>>,
+    /// Folders of the run's modules, set once planning knows them.
+    module_folders: OnceLock<Vec<PathBuf>>,
+    /// Which of those folders write each remote state, made on first use
+    /// (see [`Sources::state_writers`]).
+    state_writers: OnceLock<HashMap<String, Vec<PathBuf>>>,
 }
 
 impl Default for Sources {
@@ -236,7 +241,28 @@ impl Sources {
             overlaid: Mutex::new(FxHashMap::default()),
             chosen: RwLock::new(HashMap::new()),
             cwd: OnceLock::new(),
+            module_folders: OnceLock::new(),
+            state_writers: OnceLock::new(),
         }
+    }
+
+    /// The folders of the run's modules (Terraform roots among them), as
+    /// planning found them: where a root's remote state is looked for. Set
+    /// once; a second call changes nothing.
+    pub fn set_module_folders(&self, dirs: Vec<PathBuf>) {
+        let _ = self.module_folders.set(dirs);
+    }
+
+    /// Which module folders write each remote state, by a key the caller
+    /// chooses: `index` makes it from [`Sources::set_module_folders`]'s
+    /// folders the first time it is asked for, so a run that reads no
+    /// remote state pays nothing.
+    pub fn state_writers(
+        &self,
+        index: impl FnOnce(&[PathBuf]) -> HashMap<String, Vec<PathBuf>>,
+    ) -> &HashMap<String, Vec<PathBuf>> {
+        self.state_writers
+            .get_or_init(|| index(self.module_folders.get().map_or(&[], Vec::as_slice)))
     }
 
     /// Bytes already read from the files at these canonical paths, to be

@@ -545,6 +545,7 @@ impl Workspace {
         };
         let plan =
             lint::in_pool(|| lint::plan_with(&self.files, &self.context.files, &builds, &calls));
+        sources.set_module_folders(lint::module_folders(&plan));
         // The builds that read the changed file (a base, a patch, a
         // kustomization), before the change or after it.
         let rebuilt: HashSet<PathBuf> = path

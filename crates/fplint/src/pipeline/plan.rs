@@ -121,6 +121,7 @@ pub(crate) fn plan_units<'a>(
         }
         inputs::local_calls(dir, files, max)
     });
+    sources.set_module_folders(module_folders(&jobs));
     if !applied.is_empty() {
         jobs.extend(applied.iter().map(|c| {
             let job = Job {
@@ -133,6 +134,18 @@ pub(crate) fn plan_units<'a>(
         jobs.sort_by(|a, b| a.0.cmp(&b.0));
     }
     jobs
+}
+
+/// The folders of the planned module units, for the remote states one
+/// root reads from another.
+pub(crate) fn module_folders(jobs: &[(String, Job<'_>)]) -> Vec<PathBuf> {
+    jobs.iter()
+        .filter(|(_, j)| j.planned_root().is_none())
+        .filter_map(|(_, j)| match &j.shape {
+            Shape::Folder(dir, _) => Some(dir.clone()),
+            Shape::File(_) => None,
+        })
+        .collect()
 }
 
 /// Choose the path each file reached more than once is shown under, before

@@ -20,6 +20,7 @@ use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::structure::Block;
 use hcl_edit::Span as _;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Roots read through one another's remote state at most (`a` reads `b`
@@ -132,9 +133,78 @@ pub(crate) fn read_root(dir: &Path, sources: &Sources, limits: Limits) -> Option
     })
 }
 
+/// The key of an S3 remote state in [`Sources::state_writers`].
+fn s3_state(bucket: &str, key: &str) -> String {
+    format!("s3\n{bucket}\n{key}")
+}
+
+/// The root of the run that writes the S3 state `bucket`/`key`, for a root
+/// in `reader` that reads it: the only one, or the one that shares the
+/// deepest folder with the reader (copies of a root in one repository,
+/// one per chapter or environment, each read by their neighbours). Two at
+/// the same depth leave it unknown.
+fn s3_writer(sources: &Sources, reader: &Path, bucket: &str, key: &str) -> Option<PathBuf> {
+    let writers = sources.state_writers(|dirs| state_writers(dirs, sources));
+    let found = writers.get(&s3_state(bucket, key))?;
+    let reader = reader.canonicalize().ok()?;
+    let shared = |d: &PathBuf| {
+        d.canonicalize().ok().filter(|c| *c != reader).map(|c| {
+            c.components()
+                .zip(reader.components())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+    };
+    let mut best: Vec<(usize, &PathBuf)> =
+        found.iter().filter_map(|d| Some((shared(d)?, d))).collect();
+    best.sort_by_key(|b| std::cmp::Reverse(b.0));
+    match best.as_slice() {
+        [(depth, d), rest @ ..] if rest.first().is_none_or(|(next, _)| next < depth) => {
+            Some((*d).clone())
+        }
+        _ => None,
+    }
+}
+
+/// The S3 states the root in each folder writes: `terraform { backend "s3"
+/// { bucket, key } }` with both written as text (a backend takes no
+/// variables; one configured at `init` is not known).
+fn state_writers(dirs: &[PathBuf], sources: &Sources) -> HashMap<String, Vec<PathBuf>> {
+    let mut out: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    for dir in dirs {
+        let files: Vec<_> = Listing::read(dir)
+            .tf_files(dir, sources, &[])
+            .into_iter()
+            .filter(|f| memchr::memmem::find(f.text.as_bytes(), b"backend").is_some())
+            .collect();
+        let mut ignored = Vec::new();
+        for pf in parse_files(&files, &mut ignored) {
+            for tf in pf.body.blocks().filter(|b| b.ident.as_str() == "terraform") {
+                for be in tf.body.blocks() {
+                    if be.ident.as_str() != "backend" || label(be, 0) != Some("s3") {
+                        continue;
+                    }
+                    let text = |k: &str| match be.body.get_attribute(k).map(|a| &a.value) {
+                        Some(Expression::String(s)) => Some(s.as_str().to_string()),
+                        _ => None,
+                    };
+                    if let (Some(bucket), Some(key)) = (text("bucket"), text("key")) {
+                        let writers = out.entry(s3_state(&bucket, &key)).or_default();
+                        if !writers.contains(dir) {
+                            writers.push(dir.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 impl Builder {
     /// Read the roots that `data "terraform_remote_state"` blocks with a
-    /// local backend point into, and give their outputs to the evaluator.
+    /// local backend, or an S3 backend another root of the run writes,
+    /// point into, and give their outputs to the evaluator.
     pub(crate) fn read_remote_states(
         &mut self,
         ctx: &Ctx<'_, '_>,
@@ -159,29 +229,47 @@ impl Builder {
                 continue;
             }
             let backend = ctx.eval_attr(&b.body, "backend", *file, &Vec::new());
-            if backend
-                .as_ref()
-                .and_then(super::eval::scalar_text)
-                .as_deref()
-                != Some("local")
-            {
-                continue;
-            }
+            let backend = backend.as_ref().and_then(super::eval::scalar_text);
             // `config = { path = ... }`, or a `config { }` block before 0.12.
-            let path = match ctx.eval_attr(&b.body, "config", *file, &Vec::new()) {
-                Some(c) => c.get("path").cloned(),
-                None => b
-                    .body
-                    .blocks()
-                    .find(|x| x.ident.as_str() == "config")
-                    .and_then(|x| ctx.eval_attr(&x.body, "path", *file, &Vec::new())),
+            let setting = |key: &str| {
+                let v = match ctx.eval_attr(&b.body, "config", *file, &Vec::new()) {
+                    Some(c) => c.get(key).cloned(),
+                    None => b
+                        .body
+                        .blocks()
+                        .find(|x| x.ident.as_str() == "config")
+                        .and_then(|x| ctx.eval_attr(&x.body, key, *file, &Vec::new())),
+                };
+                v.as_ref().and_then(super::eval::scalar_text)
             };
-            let Some(path) = path.as_ref().and_then(super::eval::scalar_text) else {
-                continue;
-            };
-            let state = super::normalize(&base.join(path));
-            let Some(other) = state.parent().map(Path::to_path_buf) else {
-                continue;
+            let other = match backend.as_deref() {
+                Some("local") => {
+                    let Some(path) = setting("path") else {
+                        continue;
+                    };
+                    let state = super::normalize(&base.join(path));
+                    let Some(other) = state.parent().map(Path::to_path_buf) else {
+                        continue;
+                    };
+                    other
+                }
+                Some("s3") => {
+                    // Another workspace's state is another object.
+                    let workspace = ctx.eval_attr(&b.body, "workspace", *file, &Vec::new());
+                    if workspace
+                        .is_some_and(|w| super::eval::scalar_text(&w).as_deref() != Some("default"))
+                    {
+                        continue;
+                    }
+                    let (Some(bucket), Some(key)) = (setting("bucket"), setting("key")) else {
+                        continue;
+                    };
+                    let Some(other) = s3_writer(ctx.env.sources, &base, &bucket, &key) else {
+                        continue;
+                    };
+                    other
+                }
+                _ => continue,
             };
             let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
                 (Ok(x), Ok(y)) => x == y,
