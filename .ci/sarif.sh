@@ -43,9 +43,23 @@ done
 printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: web}\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n' >"$proj/shared/web.yaml"
 (cd "$proj" && run "$work/notices.sarif" "$bin" check --format sarif near.yaml ci.yaml chart/templates/svc.yaml empty .)
 
-python3 - "$work/unreadable.sarif" "$work/absolute.sarif" "$work/notices.sarif" <<'PY'
+# A baseline: findings it holds (unchanged), one it no longer matches (an
+# FP100 at the entry), and one that is new.
+bl="$work/baseline"
+mkdir -p "$bl/.git"
+cp -r examples "$bl/"
+(cd "$bl" && "$bin" check --no-config --write-baseline accepted.json examples 2>/dev/null)
+cp "$bl/examples/eksctl/fixed/cluster.yaml" "$bl/examples/eksctl/problem/cluster.yaml"
+cp examples/eksctl/problem/cluster.yaml "$bl/examples/eksctl/new.yaml"
+(cd "$bl" && run "$work/baseline.sarif" "$bin" check --no-config --format sarif --baseline accepted.json examples)
+
+python3 - "$work/unreadable.sarif" "$work/absolute.sarif" "$work/notices.sarif" "$work/baseline.sarif" <<'PY'
 import json, sys
-unreadable, absolute, notices = (json.load(open(p)) for p in sys.argv[1:])
+unreadable, absolute, notices, baseline = (json.load(open(p)) for p in sys.argv[1:])
+states = {(r["ruleId"], r["baselineState"]) for r in baseline["runs"][0]["results"]}
+assert ("FP100", "new") in states and any(s == "unchanged" for _, s in states), states
+assert any(c != "FP100" and s == "new" for c, s in states), states
+assert all("fplintFingerprint/v1" in r["partialFingerprints"] for r in baseline["runs"][0]["results"])
 inv = unreadable["runs"][0]["invocations"][0]
 assert inv["executionSuccessful"] is False, inv
 assert inv["toolExecutionNotifications"][0]["level"] == "error", inv

@@ -206,6 +206,12 @@ struct CheckArgs {
     /// List each fix applied, by file
     #[arg(long)]
     show_fixes: bool,
+    /// Report only findings not in this baseline file [default: baseline in fplint.toml]
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    baseline: Option<PathBuf>,
+    /// Write every current finding to this baseline file, then exit
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff"])]
+    write_baseline: Option<PathBuf>,
 }
 
 const RENDER_AFTER_HELP: &str = "\
@@ -409,6 +415,28 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         (linter.check_paths(&args.paths), None)
     };
+    if let Some(path) = &args.write_baseline {
+        return match fplint::baseline::write(&outcome, path) {
+            Ok(n) => {
+                for e in &outcome.errors {
+                    eprintln!("error: {e}");
+                }
+                eprintln!(
+                    "Wrote {n} finding{} to the baseline {}.",
+                    if n == 1 { "" } else { "s" },
+                    path.display()
+                );
+                ExitCode::from(if outcome.exit_code() == 2 { 2 } else { 0 })
+            }
+            Err(e) => usage(e.to_string()),
+        };
+    }
+    let mut outcome = outcome;
+    if let Some(path) = linter.baseline_path(args.baseline.as_deref()) {
+        if let Err(e) = linter.apply_baseline(&mut outcome, &path) {
+            return usage(e.to_string());
+        }
+    }
     // The human summary lists unreadable paths; other formats carry them in
     // the report. Fix errors are not in the report: always on stderr.
     let show_errors = args.quiet || args.format != OutputFormat::Human;

@@ -35,6 +35,8 @@ pub struct RawConfig {
     pub limits: Option<RawLimits>,
     /// `[tools]`: versions of the tools that deploy the code.
     pub tools: Option<RawTools>,
+    /// `baseline = "FILE"`: the findings accepted for now.
+    pub baseline: Option<Spanned<String>>,
 }
 
 /// `[tools]`: the versions of the tools that deploy the linted files.
@@ -272,6 +274,9 @@ pub struct Config {
     pub limits: ConfigLimits,
     /// `[tools]`: the versions rules take as known.
     pub tools: fplint_rules::Tools,
+    /// `baseline`: the baseline file, relative to the config file's folder
+    /// as written; `--baseline` on the command line wins.
+    pub baseline: Option<PathBuf>,
 }
 
 impl Config {
@@ -369,6 +374,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     }
     if let Some(ign) = &raw.ignore {
         cfg.ignore = codes(ign.get_ref())?;
+    }
+    if let Some(b) = &raw.baseline {
+        if b.get_ref().trim().is_empty() {
+            return Err(err("`baseline` names no file".into(), Some(b.span())));
+        }
+        let dir = path.parent().unwrap_or(Path::new(""));
+        cfg.baseline = Some(dir.join(b.get_ref()));
     }
     if let Some(f) = &raw.fail_on {
         match f.get_ref().as_str() {

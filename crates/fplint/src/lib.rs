@@ -40,6 +40,7 @@
 
 mod assembled;
 pub mod assign;
+pub mod baseline;
 pub mod charts;
 pub mod config;
 pub mod context;
@@ -295,6 +296,30 @@ impl Linter {
     /// The options in force.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// The baseline in force: `given` (`--baseline`), else the
+    /// configuration's `baseline`.
+    pub fn baseline_path(&self, given: Option<&Path>) -> Option<PathBuf> {
+        given
+            .map(Path::to_path_buf)
+            .or_else(|| self.config.baseline.clone())
+    }
+
+    /// Hides the findings of `report` that the baseline at `path` accepts.
+    /// Entries that match nothing are FP100 findings when FP100 is selected.
+    pub fn apply_baseline(
+        &self,
+        report: &mut Report,
+        path: &Path,
+    ) -> Result<(), baseline::BaselineError> {
+        let (accepted, text) = baseline::read(path)?;
+        let stale = pipeline::check::selection(&self.options, &self.config)
+            .enabled(crate::suppress::UNUSED);
+        baseline::apply(report, &accepted, path, &text, stale);
+        let sources = report.sources.clone();
+        pipeline::report::sort(&mut report.diagnostics, &sources);
+        Ok(())
     }
 
     /// Walk `paths`, model every file, run the rules and apply suppressions.

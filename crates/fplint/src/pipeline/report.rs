@@ -35,6 +35,9 @@ pub struct Report {
     pub fail_on: Severity,
     /// Findings never make the exit code 1 (`fail-on = "never"`).
     pub fail_never: bool,
+    /// The findings a baseline hid, when one was applied
+    /// ([`crate::baseline::apply`]).
+    pub baseline: Option<crate::baseline::Applied>,
 }
 
 impl Report {
@@ -177,11 +180,12 @@ pub(crate) fn report_with(
         fail_on: opts.fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning),
         // A level on the command line overrides the file's `never`.
         fail_never: opts.fail_on.is_none() && cfg.fail_never,
+        baseline: None,
     }
 }
 
 /// Sorted by file, position, code: deterministic whatever the thread count.
-fn sort(diags: &mut [Diagnostic], sources: &Sources) {
+pub(crate) fn sort(diags: &mut [Diagnostic], sources: &Sources) {
     let path = |d: &Diagnostic| {
         sources
             .peek(d.span.file)

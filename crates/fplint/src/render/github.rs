@@ -54,6 +54,12 @@ pub fn render(outcome: &Report) -> String {
             data(&message)
         ));
     }
+    if let Some((n, file)) = crate::baseline::hidden_count(outcome) {
+        s.push_str(&format!(
+            "::notice title=fplint baseline::{}\n",
+            data(&super::hidden_note(n, &file))
+        ));
+    }
     for n in &outcome.notices {
         let kind = match n.severity() {
             Severity::Error => "error",

@@ -533,6 +533,10 @@ fn run_notes(outcome: &Report) -> String {
     for e in &outcome.errors {
         s.push_str(&format!("error: {e}\n"));
     }
+    if let Some((n, file)) = crate::baseline::hidden_count(outcome) {
+        s.push_str(&super::hidden_note(n, &file));
+        s.push('\n');
+    }
     s
 }
 

@@ -20,6 +20,15 @@ struct JsonReport<'a> {
     /// to lint, workloads without a cluster.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notices: Vec<JsonNotice<'a>>,
+    /// The baseline applied and how many findings it hid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<JsonBaseline>,
+}
+
+#[derive(Serialize)]
+struct JsonBaseline {
+    file: String,
+    hidden: usize,
 }
 
 #[derive(Serialize)]
@@ -180,6 +189,8 @@ pub fn render(outcome: &Report) -> String {
         errors: outcome.errors.iter().map(String::as_str).collect(),
         skipped,
         notices,
+        baseline: crate::baseline::hidden_count(outcome)
+            .map(|(hidden, file)| JsonBaseline { file, hidden }),
     };
     let mut s =
         serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));

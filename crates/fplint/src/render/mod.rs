@@ -80,6 +80,12 @@ pub fn rule_name(code: &str) -> &'static str {
     fplint_rules::find(code).map_or("unknown", |r| r.name)
 }
 
+/// What a baseline hid, as the formats people read say it.
+pub fn hidden_note(n: usize, file: &str) -> String {
+    let findings = if n == 1 { "finding" } else { "findings" };
+    format!("{n} {findings} hidden by the baseline `{file}`.")
+}
+
 /// The rule list of `fplint rules`: one row per rule as text, or a JSON array.
 pub mod rules {
     /// A table with a header: code, name, default severity, formats and

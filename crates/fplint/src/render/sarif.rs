@@ -81,10 +81,18 @@ pub fn render(outcome: &Report) -> String {
             }
         })
     };
-    let results: Vec<Value> = outcome
+    // With a baseline, every result says how it stands against it, and the
+    // findings it hides are results too (`unchanged`, `updated`), so code
+    // scanning keeps tracking them.
+    let states = outcome.baseline.as_ref().map(|b| &b.hidden);
+    let reported = outcome
         .diagnostics
         .iter()
-        .filter_map(|d| {
+        .map(|d| (d, states.map(|_| crate::baseline::State::New)));
+    let hidden = states.into_iter().flatten().map(|(d, s)| (d, Some(*s)));
+    let results: Vec<Value> = reported
+        .chain(hidden)
+        .filter_map(|(d, state)| {
             let file = outcome.file(d)?;
             let mut text = d.message.clone();
             if let Some(h) = &d.help {
@@ -100,6 +108,12 @@ pub fn render(outcome: &Report) -> String {
             });
             if let Some(i) = index(d.code) {
                 result["ruleIndex"] = json!(i);
+            }
+            if let Some(fp) = crate::baseline::fingerprint_in(outcome, d) {
+                result["partialFingerprints"] = json!({ "fplintFingerprint/v1": fp });
+            }
+            if let Some(s) = state {
+                result["baselineState"] = json!(s.as_str());
             }
             if let Some(p) = &d.path {
                 result["locations"][0]["logicalLocations"] = json!([{"fullyQualifiedName": p}]);

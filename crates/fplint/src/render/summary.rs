@@ -203,6 +203,10 @@ pub fn render(outcome: &Report, opts: &SummaryOptions) -> String {
             counts.join(", ")
         ));
     }
+    if let Some((n, file)) = crate::baseline::hidden_count(outcome) {
+        s.push_str(&super::hidden_note(n, &file));
+        s.push_str("\n\n");
+    }
     let mut by_rule: BTreeMap<&str, Vec<&fplint_core::Diagnostic>> = BTreeMap::new();
     for d in &outcome.diagnostics {
         by_rule.entry(d.code).or_default().push(d);
