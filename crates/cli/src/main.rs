@@ -39,6 +39,9 @@ enum Command {
         /// Output format
         #[arg(long, value_enum, default_value_t = PlacementFormat::Text)]
         format: PlacementFormat,
+        /// Compare with the placement at this git revision (read from git's objects)
+        #[arg(long, value_name = "REV")]
+        diff: Option<String>,
         /// Use this config file instead of looking for fplint.toml
         #[arg(long, conflicts_with = "no_config", value_name = "FILE")]
         config: Option<PathBuf>,
@@ -104,6 +107,8 @@ enum PlacementFormat {
     Mermaid,
     /// The same picture as a Graphviz digraph (`dot -Tpng`)
     Dot,
+    /// Markdown for a pull-request comment or job summary (with --diff)
+    Summary,
 }
 
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
@@ -260,6 +265,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Placement {
             paths,
             format,
+            diff,
             config,
             no_config,
         } => {
@@ -267,6 +273,27 @@ fn run(cli: Cli) -> ExitCode {
                 Ok(l) => l,
                 Err(code) => return code,
             };
+            if let Some(rev) = diff {
+                use fplint::placement_diff as pd;
+                let d = match pd::diff(&linter, &rev, &paths) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let text = match format {
+                    PlacementFormat::Text => pd::render_text(&d),
+                    PlacementFormat::Json => pd::render_json(&d),
+                    PlacementFormat::Summary => pd::render_summary(&d),
+                    PlacementFormat::Mermaid | PlacementFormat::Dot => {
+                        eprintln!("error: --diff prints text, json or summary");
+                        return ExitCode::from(2);
+                    }
+                };
+                emit(text.as_bytes());
+                return ExitCode::SUCCESS;
+            }
             let loaded = linter.load(&paths);
             let text = match format {
                 PlacementFormat::Text => {
@@ -279,6 +306,10 @@ fn run(cli: Cli) -> ExitCode {
                     render::diagram::mermaid(&loaded.project, &loaded.sources)
                 }
                 PlacementFormat::Dot => render::diagram::dot(&loaded.project, &loaded.sources),
+                PlacementFormat::Summary => {
+                    eprintln!("error: the summary format is for --diff");
+                    return ExitCode::from(2);
+                }
             };
             emit(text.as_bytes());
             ExitCode::SUCCESS

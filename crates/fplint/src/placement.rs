@@ -477,7 +477,7 @@ pub fn render_json(tables: &[ClusterTable]) -> String {
 
 /// A workload's kind and name, with the overlay or the chart and release
 /// that build it.
-pub(crate) fn workload_title(r: &Row) -> String {
+pub fn workload_title(r: &Row) -> String {
     match (&r.overlay, &r.chart, &r.release) {
         (Some(o), _, _) => format!("{} ({o})", r.workload),
         (None, Some(c), Some(rel)) => format!("{} (release {rel} of chart {c})", r.workload),
