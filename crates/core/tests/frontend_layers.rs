@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const FRONTENDS: [&str; 13] = [
+const FRONTENDS: [&str; 14] = [
     "appset",
     "argocd",
     "chart",
@@ -16,6 +16,7 @@ const FRONTENDS: [&str; 13] = [
     "kubernetes",
     "kustomize",
     "near_miss",
+    "script",
     "shared",
     "terraform",
     "terragrunt",

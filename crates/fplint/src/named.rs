@@ -53,6 +53,34 @@ pub fn judge(
     }
 }
 
+/// The notice for a shell script with a YAML name: a heredoc manifest it
+/// could not read is said of any file; a script with no manifest read is
+/// said of a named file only.
+pub fn script(
+    c: &Candidate,
+    file: &SourceFile,
+    unit: &UnitOutput,
+    note: &fplint_core::frontend::script::ScriptNote,
+) -> Option<Notice> {
+    let shown = Some(file.path.clone());
+    if note.always {
+        return Some(
+            Notice::new(NoticeKind::Skipped, shown, note.reason.clone())
+                .with_line(file.line_col(note.span.start as usize).line)
+                .with_help(
+                    "set the variable in the script itself (`NAME=value` before the heredoc) for fplint to read the manifest, or keep the manifest in a file of its own",
+                ),
+        );
+    }
+    (c.explicit && unit.formats.is_empty() && unit.diagnostics.is_empty()).then(|| {
+        Notice::new(
+            NoticeKind::Skipped,
+            shown,
+            "a shell script, not YAML: no heredoc in it writes a manifest",
+        )
+    })
+}
+
 /// A walked file's near-miss, gathered with the others into one note
 /// ([`crate::notice::gather_near_misses`]); what else a walk skips is
 /// someone else's file and goes unmentioned.

@@ -177,7 +177,7 @@ impl Chart {
             }
         }
         let meta = meta.borrow().clone();
-        let get_str = |k: &str| meta.get(k).and_then(|v| v.as_str().map(str::to_string));
+        let get_str = |k: &str| meta.get(k).and_then(go_string);
         // Helm takes a Chart.yaml without apiVersion for a v1 chart.
         let v1 = matches!(get_str("apiVersion").as_deref(), None | Some("v1"));
         let Some(name) = get_str("name") else {
@@ -306,8 +306,7 @@ impl Chart {
     pub fn version(&self) -> String {
         match &self.metadata {
             Value::Map(m) => match m.borrow().get("version") {
-                Some(Value::Float(f)) => crate::value::go_float_g(*f),
-                Some(v) => v.as_str().map(str::to_string).unwrap_or_default(),
+                Some(v) => go_string(v).unwrap_or_default(),
                 None => String::new(),
             },
             _ => String::new(),
@@ -341,31 +340,58 @@ impl Chart {
             ("Type", "type", Value::str("")),
         ];
         for (go, yaml, zero) in fields {
-            let v = match meta.get(yaml) {
-                // Strings in Chart.yaml stay strings (`version: 1.0` is "1.0").
-                Some(Value::Float(f)) => Value::str(crate::value::go_float_g(*f)),
-                Some(Value::Nil) | None => zero,
-                Some(v) => rename_fields(v),
+            let v = match (meta.get(yaml), &zero) {
+                (Some(Value::Nil) | None, _) => zero,
+                // A string field reads a number or boolean as its text
+                // (`name: 2048` is "2048", `version: 1.0` is "1").
+                (Some(v), Value::Str(_)) => go_string(v).map_or_else(|| v.clone(), Value::str),
+                // `sources` and `keywords` hold strings, `annotations` maps to them.
+                (Some(Value::List(l)), _) if matches!(yaml, "sources" | "keywords") => {
+                    Value::list(l.iter().map(as_go_string).collect())
+                }
+                (Some(Value::Map(a)), _) if yaml == "annotations" => Value::map(
+                    a.borrow()
+                        .iter()
+                        .map(|(k, v)| (k.clone(), as_go_string(v)))
+                        .collect(),
+                ),
+                (Some(v), _) => rename_fields(v),
             };
             m.insert(go.into(), v);
-        }
-        if let Some(Value::Float(_)) = meta.get("version") {
-            if let Some(raw) = raw_scalar(&self.metadata_text_hint(), "version") {
-                m.insert("Version".into(), Value::str(raw));
-            }
         }
         m.insert("IsRoot".into(), Value::Bool(true));
         Value::map(m)
     }
+}
 
-    fn metadata_text_hint(&self) -> String {
-        String::new()
+/// A Chart.yaml scalar as Helm reads it into a string field: its loader
+/// (`sigs.k8s.io/yaml`) turns a number or boolean into its text, so
+/// `name: 2048` is the chart "2048". Anything else is not a string.
+fn go_string(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.to_string()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::Float(f) => Some(crate::value::go_float_g(*f)),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
     }
 }
 
-fn raw_scalar(_text: &str, _key: &str) -> Option<String> {
-    None
+/// A scalar read as a Go string; anything else as it is.
+fn as_go_string(v: &Value) -> Value {
+    go_string(v).map_or_else(|| v.clone(), Value::str)
 }
+
+/// The fields of maintainers and dependencies that are Go strings.
+const STRING_FIELDS: [&str; 7] = [
+    "name",
+    "email",
+    "url",
+    "version",
+    "repository",
+    "condition",
+    "alias",
+];
 
 /// Maintainers and dependencies as Go structs name their fields.
 fn rename_fields(v: &Value) -> Value {
@@ -389,7 +415,12 @@ fn rename_fields(v: &Value) -> Value {
                                 "enabled" => "Enabled",
                                 other => other,
                             };
-                            out.insert(go.to_string(), v.clone());
+                            let v = if STRING_FIELDS.contains(&k.as_str()) {
+                                as_go_string(v)
+                            } else {
+                                v.clone()
+                            };
+                            out.insert(go.to_string(), v);
                         }
                         Value::map(out)
                     }
@@ -404,12 +435,9 @@ fn rename_fields(v: &Value) -> Value {
 fn dependency(v: &Value) -> Option<Dependency> {
     let Value::Map(m) = v else { return None };
     let m = m.borrow();
-    let s = |k: &str| m.get(k).and_then(|v| v.as_str().map(str::to_string));
+    let s = |k: &str| m.get(k).and_then(go_string);
     let tags = match m.get("tags") {
-        Some(Value::List(l)) => l
-            .iter()
-            .filter_map(|t| t.as_str().map(str::to_string))
-            .collect(),
+        Some(Value::List(l)) => l.iter().filter_map(go_string).collect(),
         _ => Vec::new(),
     };
     let import_values = match m.get("import-values") {

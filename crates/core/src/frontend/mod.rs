@@ -11,6 +11,7 @@ pub mod helmfile;
 pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
+pub mod script;
 pub mod shared;
 pub mod terraform;
 pub mod terragrunt;
@@ -131,6 +132,8 @@ pub struct UnitOutput {
     pub releases: Vec<crate::model::HelmRelease>,
     /// Folders of manifests a controller applies; see [`Project::directory_sources`].
     pub directory_sources: Vec<crate::model::DirectorySource>,
+    /// Set when the file was a shell script with a YAML name.
+    pub script: Option<script::ScriptNote>,
 }
 
 /// Codes silenced for a part of a file (`scope`) or all of it (`None`).
@@ -253,6 +256,12 @@ pub fn terraform_template(text: &str) -> bool {
 /// Read a YAML or JSON file and hand each recognised document to its frontend.
 pub fn load_document_file(file: &SourceFile, limits: Limits) -> UnitOutput {
     let json = file.path.ends_with(".json");
+    // A shell script named `.yaml` is never broken YAML.
+    if !json {
+        if let Some(out) = script::load(file, limits) {
+            return out;
+        }
+    }
     let parsed = if json {
         tree::json::parse(&file.text, file.id, limits)
     } else {

@@ -68,6 +68,19 @@ pub enum SchemaFinding {
         /// The logical path of the value.
         path: String,
     },
+    /// An object of a kind its `apiVersion` does not serve: `kubectl apply`
+    /// refuses it, and what it describes is never created (a Fargate
+    /// profile written as a Kubernetes object).
+    NoSuchKind {
+        /// The `apiVersion` as written.
+        api: String,
+        /// The `kind` as written.
+        kind: String,
+        /// Where the `apiVersion` is.
+        span: Span,
+        /// Where the `kind` is.
+        kind_span: Span,
+    },
 }
 
 impl SchemaFinding {
@@ -77,7 +90,8 @@ impl SchemaFinding {
             SchemaFinding::UnknownField { span, .. }
             | SchemaFinding::WrongCase { span, .. }
             | SchemaFinding::ArgumentForBlock { span, .. }
-            | SchemaFinding::InvalidValue { span, .. } => *span,
+            | SchemaFinding::InvalidValue { span, .. }
+            | SchemaFinding::NoSuchKind { span, .. } => *span,
         }
     }
 
@@ -88,7 +102,8 @@ impl SchemaFinding {
             SchemaFinding::UnknownField { span, .. }
             | SchemaFinding::WrongCase { span, .. }
             | SchemaFinding::ArgumentForBlock { span, .. }
-            | SchemaFinding::InvalidValue { span, .. } => span,
+            | SchemaFinding::InvalidValue { span, .. }
+            | SchemaFinding::NoSuchKind { span, .. } => span,
         }
     }
 }
@@ -350,6 +365,41 @@ pub fn check_template(doc: &crate::tree::Node, out: &mut Vec<SchemaFinding>) {
     }
 }
 
+/// A `FargateProfile` under an API group that serves no such kind: the
+/// core group, a group without a dot (no custom resource can have one),
+/// the groups Kubernetes reserves, AWS's domains (their groups, such as the
+/// VPC CNI's `crd.k8s.amazonaws.com`, serve no profile) and eksctl's (only
+/// `ClusterConfig`). Any other group may be an operator's CRD (ACK's
+/// `eks.services.k8s.aws`, Crossplane's): quiet.
+fn no_such_profile_api(doc: &crate::tree::Node, api: &str, out: &mut Vec<SchemaFinding>) {
+    let (Some(api_node), Some(kind_node)) = (doc.get("apiVersion"), doc.get("kind")) else {
+        return;
+    };
+    if api.is_empty() || crate::frontend::shared::is_placeholder(api) {
+        return;
+    }
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    let under = |domain: &str| group == domain || group.ends_with(&format!(".{domain}"));
+    let invented = !group.contains('.')
+        || [
+            "amazonaws.com",
+            "amazon.com",
+            "k8s.io",
+            "kubernetes.io",
+            "eksctl.io",
+        ]
+        .iter()
+        .any(|d| under(d));
+    if invented {
+        out.push(SchemaFinding::NoSuchKind {
+            api: api.to_string(),
+            kind: "FargateProfile".into(),
+            span: api_node.span,
+            kind_span: kind_node.span,
+        });
+    }
+}
+
 /// A Kubernetes object: the pod template of a workload, or a pod's spec.
 pub fn check_kubernetes(doc: &crate::tree::Node, out: &mut Vec<SchemaFinding>) {
     let api = doc
@@ -360,6 +410,9 @@ pub fn check_kubernetes(doc: &crate::tree::Node, out: &mut Vec<SchemaFinding>) {
         .get("kind")
         .and_then(crate::tree::Node::as_str)
         .unwrap_or("");
+    if kind == "FargateProfile" {
+        no_such_profile_api(doc, api, out);
+    }
     if kind == "List" {
         for (i, item) in doc
             .get("items")

@@ -316,9 +316,12 @@ fn load_document(
             }
             crate::charts::render_declared(&mut unit, sources, limits);
             // A unit is not a named YAML or JSON file to judge.
-            let notice = (!terragrunt)
-                .then(|| crate::named::judge(c, &f, &unit, limits))
-                .flatten();
+            let notice = match &unit.script {
+                Some(note) => crate::named::script(c, &f, &unit, note),
+                None => (!terragrunt)
+                    .then(|| crate::named::judge(c, &f, &unit, limits))
+                    .flatten(),
+            };
             (unit, notice)
         }
         Err(e) => {

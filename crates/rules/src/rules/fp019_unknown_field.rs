@@ -70,7 +70,7 @@ impl Rule for UnknownField {
                         "write `{field}`: eksctl matches keys ignoring case, but fplint reads `{field}` only, so nothing under this key is checked"
                     )),
                 ),
-                SchemaFinding::InvalidValue { .. } => {}
+                SchemaFinding::InvalidValue { .. } | SchemaFinding::NoSuchKind { .. } => {}
             }
         }
     }
