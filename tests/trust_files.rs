@@ -119,3 +119,18 @@ fn a_script_that_is_not_yaml_is_never_a_parse_error() {
     assert!(!stdout(&o).contains("FP000"), "{}", stdout(&o));
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
 }
+
+#[test]
+fn a_heredoc_that_kubectl_deletes_is_not_read() {
+    let d = project(&[
+        ("cluster.yaml", CLUSTER),
+        (
+            "teardown.yaml",
+            &proxy_script("NAMESPACE=web\n").replace("kubectl apply", "kubectl delete"),
+        ),
+    ]);
+    let o = fplint(&["check", "--format", "json", "."], d.path());
+    let v = json(&o);
+    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["skipped"].as_array().map_or(0, Vec::len), 0, "{v}");
+}

@@ -26,6 +26,8 @@ pub struct Heredoc {
     pub command: Range<usize>,
     /// Its body, up to the line of its delimiter.
     pub body: Range<usize>,
+    /// `kubectl delete`: what it describes is removed, not created.
+    pub deletes: bool,
     /// The body as the command reads it, or the first variable that is set
     /// nowhere in the script.
     pub text: Result<Expanded, String>,
@@ -253,11 +255,8 @@ pub fn read(text: &str) -> Option<Script> {
             heredocs.push(Heredoc {
                 command: range.clone(),
                 body: start..end.max(start),
-                text: if line.contains("kubectl delete") {
-                    Err(String::new())
-                } else {
-                    expanded
-                },
+                deletes: line.contains("kubectl delete"),
+                text: expanded,
             });
         }
     }
@@ -508,7 +507,7 @@ pub fn load(file: &SourceFile, limits: Limits) -> Option<UnitOutput> {
         error: None,
     };
     let mut unknown = None;
-    for h in &script.heredocs {
+    for h in script.heredocs.iter().filter(|h| !h.deletes) {
         match &h.text {
             Ok(body) => {
                 let mut p = tree::yaml::parse(&body.text, file.id, limits);
@@ -537,8 +536,6 @@ pub fn load(file: &SourceFile, limits: Limits) -> Option<UnitOutput> {
                     parsed.error = p.error;
                 }
             }
-            // `kubectl delete`: nothing is created.
-            Err(what) if what.is_empty() => {}
             Err(what) => {
                 let body = &file.text[h.body.clone()];
                 if unknown.is_none() && super::looks_recognised(body) {
