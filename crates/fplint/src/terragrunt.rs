@@ -21,19 +21,21 @@ pub(crate) fn calls(unit_file: &Path, sources: &Sources, limits: Limits) -> Vec<
     terragrunt::local_sources(unit_file, sources, limits)
 }
 
-/// The module folders among `dirs` that the run's units call (`calls`
-/// gives the folders one unit file calls).
-pub(crate) fn called(
-    files: &[Candidate],
+/// A folder as one key however it is reached (`envs/../src/a`, `./src/a`).
+fn key(p: &Path) -> PathBuf {
+    let a = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    fplint_core::frontend::terraform::normalize(&a)
+}
+
+/// The module folders among `dirs` that the units among `files` call
+/// (`calls` gives the folders one unit file calls).
+pub(crate) fn called<'a>(
+    files: impl IntoIterator<Item = &'a Candidate>,
     dirs: &[&PathBuf],
     calls: &(dyn Fn(&PathBuf, &[&Candidate]) -> Vec<PathBuf> + Sync),
 ) -> HashSet<PathBuf> {
-    let key = |p: &Path| {
-        let a = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        fplint_core::frontend::terraform::normalize(&a)
-    };
     let mut wanted = HashSet::new();
-    for c in files.iter().filter(|c| is_unit(&c.path)) {
+    for c in files.into_iter().filter(|c| is_unit(&c.path)) {
         let dir = c
             .path
             .parent()
@@ -63,4 +65,118 @@ pub(crate) fn roots(files: &[Candidate]) -> Vec<PathBuf> {
     out.sort();
     out.dedup();
     out
+}
+
+/// A unit's module code on disk is the unit's own: Terragrunt runs the
+/// unit as that code with its inputs. Its `.tf` files are linted with the
+/// unit, as when the module's folder is in the run, so that naming the
+/// unit, its folder or the whole tree reports the same findings in the
+/// same places.
+pub(crate) fn own_module_code(
+    unit: &mut fplint_core::frontend::UnitOutput,
+    unit_file: &Path,
+    sources: &Sources,
+    limits: Limits,
+) {
+    let dirs: HashSet<PathBuf> = calls(unit_file, sources, limits)
+        .iter()
+        .map(|d| key(d))
+        .collect();
+    if dirs.is_empty() {
+        return;
+    }
+    let own: Vec<_> = unit
+        .context_files
+        .iter()
+        .copied()
+        .filter(|id| {
+            sources.peek(*id).is_some_and(|f| {
+                let path = Path::new(&f.path);
+                crate::pipeline::inputs::is_terraform(path)
+                    && path.parent().is_some_and(|d| dirs.contains(&key(d)))
+            })
+        })
+        .collect();
+    unit.given_files.extend(own);
+}
+
+/// The project's units that run a module folder of this run (one of its
+/// `.tf` folders, or the local source of one of its units) and are not in
+/// it, to be read as context: a module folder named alone is run through
+/// its units, with their inputs, as the whole tree runs it, not as a root
+/// with its variables' defaults. Only projects a marker bounds (a config
+/// file or `.git`), and only those the walk did not cover, are searched.
+/// Returns the units and the roots searched, as reached from the working
+/// folder.
+pub(crate) fn callers(
+    paths: &[PathBuf],
+    files: &[Candidate],
+    exclude: Option<(&globset::GlobSet, &Path)>,
+    sources: &Sources,
+    limits: Limits,
+) -> (Vec<Candidate>, Vec<PathBuf>) {
+    let mut modules: HashSet<PathBuf> = HashSet::new();
+    for c in files {
+        let Some(dir) = c.path.parent() else {
+            continue;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if crate::pipeline::inputs::is_terraform(&c.path) {
+            modules.insert(key(dir));
+        } else if is_unit(&c.path) {
+            modules.extend(calls(&c.path, sources, limits).iter().map(|d| key(d)));
+        }
+    }
+    if modules.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let walked: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.is_dir())
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let mut roots: Vec<PathBuf> = modules
+        .iter()
+        .filter_map(|d| crate::context::marked_root_of(&d.join(".fplint-root")))
+        .filter(|r| !walked.iter().any(|w| r.starts_with(w)))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    if roots.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.canonicalize().unwrap_or(d));
+    let shown: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| crate::context::relative_to(cwd.as_deref(), r))
+        .collect();
+    let have: HashSet<PathBuf> = files
+        .iter()
+        .filter(|c| is_unit(&c.path))
+        .map(|c| key(&c.path))
+        .collect();
+    // The search reads only the units it finds, inside the roots.
+    let reader = Sources::new(shown.clone());
+    let found = crate::walk::walk_keeping(&shown, exclude, None, &is_unit).files;
+    let mut out: Vec<Candidate> = found
+        .into_iter()
+        .filter(|c| !have.contains(&key(&c.path)))
+        .filter(|c| {
+            calls(&c.path, &reader, limits)
+                .iter()
+                .any(|d| modules.contains(&key(d)))
+        })
+        .map(|mut c| {
+            c.explicit = false;
+            c
+        })
+        .collect();
+    out.sort();
+    (out, shown)
 }

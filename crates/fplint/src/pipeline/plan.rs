@@ -222,8 +222,25 @@ pub(crate) fn plan_with<'a>(
         .collect();
     let mut called = crate::modules::called_folders_with(&linted, calls);
     let dirs: Vec<&PathBuf> = linted.keys().collect();
-    called.extend(crate::terragrunt::called(files, &dirs, calls));
+    // Units of the run, and units read as context because they run a
+    // module folder of the run.
+    called.extend(crate::terragrunt::called(
+        files.iter().chain(context),
+        &dirs,
+        calls,
+    ));
+    // A context folder a unit of the run runs is that unit's code, read
+    // through it: not a root of its own.
+    let context_dirs: Vec<&PathBuf> = modules
+        .iter()
+        .filter(|((_, ctx, row), _)| *ctx && INPUTS[*row].calls.is_some())
+        .map(|((d, ..), _)| d)
+        .collect();
+    let run_by_units = crate::terragrunt::called(files, &context_dirs, calls);
     for ((dir, ctx, row), files) in modules {
+        if ctx && run_by_units.contains(&dir) {
+            continue;
+        }
         let input = INPUTS[row];
         let input = match &input.calls {
             Some(c) if !ctx && called.contains(&dir) => c.called,
