@@ -101,8 +101,8 @@ pub(crate) fn own_module_code(
 }
 
 /// The project's units that run a module folder of this run (one of its
-/// `.tf` folders, or the local source of one of its units) and are not in
-/// it, to be read as context: a module folder named alone is run through
+/// `.tf` folders, read or as context, or the local source of one of its
+/// units) and are not in it, to be read as context: a module folder named alone is run through
 /// its units, with their inputs, as the whole tree runs it, not as a root
 /// with its variables' defaults. Only projects a marker bounds (a config
 /// file or `.git`), and only those the walk did not cover, are searched.
@@ -110,7 +110,7 @@ pub(crate) fn own_module_code(
 /// folder.
 pub(crate) fn callers(
     paths: &[PathBuf],
-    files: &[Candidate],
+    files: &[&Candidate],
     exclude: Option<(&globset::GlobSet, &Path)>,
     sources: &Sources,
     limits: Limits,

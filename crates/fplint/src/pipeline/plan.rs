@@ -229,16 +229,26 @@ pub(crate) fn plan_with<'a>(
         &dirs,
         calls,
     ));
-    // A context folder a unit of the run runs is that unit's code, read
-    // through it: not a root of its own.
+    // A context folder that a unit or another folder runs is read through
+    // its caller, not as a root of its own: the run has the clusters the
+    // whole tree has, however its paths are named.
+    let modules_read: BTreeMap<PathBuf, Vec<&Candidate>> = modules
+        .iter()
+        .filter(|((_, _, row), _)| INPUTS[*row].calls.is_some())
+        .map(|((d, ..), f)| (d.clone(), f.clone()))
+        .collect();
     let context_dirs: Vec<&PathBuf> = modules
         .iter()
         .filter(|((_, ctx, row), _)| *ctx && INPUTS[*row].calls.is_some())
         .map(|((d, ..), _)| d)
         .collect();
-    let run_by_units = crate::terragrunt::called(files, &context_dirs, calls);
+    let mut read_through =
+        crate::terragrunt::called(files.iter().chain(context), &context_dirs, calls);
+    if !context_dirs.is_empty() {
+        read_through.extend(crate::modules::called_folders_with(&modules_read, calls));
+    }
     for ((dir, ctx, row), files) in modules {
-        if ctx && run_by_units.contains(&dir) {
+        if ctx && read_through.contains(&dir) {
             continue;
         }
         let input = INPUTS[row];
