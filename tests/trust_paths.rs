@@ -271,3 +271,158 @@ fn pre_commit_on_the_staged_unit_agrees_with_the_tree() {
     assert_eq!(staged.status.code(), Some(1));
     assert_eq!(tree.lines().count(), 2);
 }
+
+/// A unit that runs `src/fargate`, which wraps the registry module in a
+/// local one; a manifest no profile selects.
+fn wrapped(d: &Path, cluster_name: &str) {
+    write(
+        d,
+        "envs/fargate/terragrunt.hcl",
+        &format!("terraform {{\n  source = \"../../src/fargate\"\n}}\n\n{cluster_name}"),
+    );
+    write(
+        d,
+        "src/fargate/main.tf",
+        "variable \"cluster_name\" {\n  type = string\n}\n\nmodule \"eks\" {\n  source       = \"./eks\"\n  cluster_name = var.cluster_name\n}\n",
+    );
+    write(
+        d,
+        "src/fargate/eks/main.tf",
+        r#"variable "cluster_name" {
+  type = string
+}
+
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+
+  cluster_name    = var.cluster_name
+  cluster_version = "1.30"
+  vpc_id          = "vpc-0abc"
+  subnet_ids      = ["subnet-0a1", "subnet-0b2"]
+
+  fargate_profiles = {
+    system = {
+      selectors = [{ namespace = "kube-system" }]
+    }
+  }
+}
+"#,
+    );
+    write(
+        d,
+        "k8s/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx\n          resources: {requests: {cpu: 250m, memory: 512Mi}}\n",
+    );
+}
+
+/// `(cluster, run_by)` of each table of `placement --format json`.
+fn clusters(d: &Path, naming: &str) -> Vec<(String, String)> {
+    let v = json(&fplint(&["placement", "--format", "json", naming], d));
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| {
+                    (
+                        t["cluster"].as_str().unwrap_or_default().to_string(),
+                        t["run_by"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_clusters_of_a_run_do_not_change_with_the_paths_named() {
+    let d = repo();
+    wrapped(d.path(), "inputs = {\n  cluster_name = \"beacon\"\n}\n");
+    // One cluster, named by the unit that runs it, whatever is named:
+    // never the module folders read as roots of their own.
+    for naming in [
+        ".",
+        "k8s/web.yaml",
+        "envs/fargate",
+        "envs/fargate/terragrunt.hcl",
+        "src/fargate",
+        "src/fargate/main.tf",
+    ] {
+        assert_eq!(
+            clusters(d.path(), naming),
+            [("beacon".to_string(), "envs/fargate".to_string())],
+            "{naming}"
+        );
+    }
+    for naming in [".", "k8s/web.yaml"] {
+        let out = stdout(&fplint(&["check", "--format", "concise", naming], d.path()));
+        assert_eq!(
+            out,
+            "k8s/web.yaml:5:14: FP011 [error] Deployment `web` in namespace `web` matches no Fargate profile of cluster `beacon` (envs/fargate), which has no nodes: its pods stay Pending\n",
+            "{naming}"
+        );
+    }
+    let text = stdout(&fplint(&["placement", "."], d.path()));
+    assert_eq!(
+        text.lines().next(),
+        Some("cluster beacon (Fargate only), src/fargate/eks/main.tf:9, in module.eks, run by envs/fargate")
+    );
+}
+
+#[test]
+fn a_cluster_of_unknown_name_is_named_by_its_unit() {
+    // The unit's name comes from a dependency fplint cannot read: the
+    // cluster is the unit's, not `module.terragrunt.module.eks.module.eks`.
+    let d = repo();
+    wrapped(
+        d.path(),
+        "dependency \"names\" {\n  config_path = \"../names\"\n}\n\ninputs = {\n  cluster_name = dependency.names.outputs.cluster\n}\n",
+    );
+    for naming in [".", "k8s/web.yaml", "src/fargate"] {
+        assert_eq!(
+            clusters(d.path(), naming),
+            [("envs/fargate".to_string(), String::new())],
+            "{naming}"
+        );
+    }
+    let out = stdout(&fplint(&["check", "--format", "concise", "."], d.path()));
+    assert_eq!(
+        out,
+        "k8s/web.yaml:5:14: FP011 [error] Deployment `web` in namespace `web` matches no Fargate profile of cluster `envs/fargate`, which has no nodes: its pods stay Pending\n"
+    );
+    let text = stdout(&fplint(&["placement", "."], d.path()));
+    assert_eq!(
+        text.lines().next(),
+        Some("cluster envs/fargate (Fargate only), src/fargate/eks/main.tf:9, in module.eks")
+    );
+}
+
+#[test]
+fn placement_calls_a_cluster_with_nodes_and_no_profile_ec2_only() {
+    let d = repo();
+    let eksctl = |name: &str, extra: &str| {
+        format!("apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: {name}\n  region: eu-west-1\nvpc:\n  cidr: 10.0.0.0/16\nmanagedNodeGroups:\n  - name: ng-1\n{extra}")
+    };
+    write(d.path(), "nodes/cluster.yaml", &eksctl("nodes", ""));
+    write(
+        d.path(),
+        "mixed/cluster.yaml",
+        &eksctl(
+            "mixed",
+            "fargateProfiles:\n  - name: fp-system\n    selectors:\n      - namespace: kube-system\n",
+        ),
+    );
+    let text = stdout(&fplint(&["placement", "."], d.path()));
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("cluster ")).collect();
+    assert_eq!(
+        headers,
+        [
+            "cluster mixed (Fargate and EC2), mixed/cluster.yaml:4",
+            "cluster nodes (EC2 only), nodes/cluster.yaml:4",
+        ]
+    );
+    let mermaid = stdout(&fplint(
+        &["placement", "--format", "mermaid", "nodes"],
+        d.path(),
+    ));
+    assert!(mermaid.contains("cluster nodes · EC2 only"), "{mermaid}");
+}
