@@ -423,7 +423,11 @@ impl Cluster {
         match &self.shown_file {
             Some(file)
                 if (self.name_shared || at != self.loc.span.file)
-                    && file != self.display_name() =>
+                    && !(self.name.known().is_none()
+                        && crate::path::under(
+                            std::path::Path::new(file),
+                            std::path::Path::new(self.display_name()),
+                        )) =>
             {
                 format!("`{}` ({file})", self.display_name())
             }
