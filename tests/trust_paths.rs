@@ -426,3 +426,141 @@ fn placement_calls_a_cluster_with_nodes_and_no_profile_ec2_only() {
     ));
     assert!(mermaid.contains("cluster nodes · EC2 only"), "{mermaid}");
 }
+
+const HARBOR: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: harbor\n  region: eu-west-1\nvpc:\n  id: vpc-0abc\n  subnets:\n    private:\n      eu-west-1a: {id: subnet-0a1}\n      eu-west-1b: {id: subnet-0b2}\n";
+
+const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx\n          resources: {requests: {cpu: 250m, memory: 512Mi}}\n";
+
+#[test]
+fn numbered_steps_of_one_cluster_are_one_cluster() {
+    // Each step repeats `metadata` and `vpc`; one adds the node group,
+    // one the add-ons, one the Fargate profile. Whatever the files are
+    // called, they are one cluster with EC2 nodes, not four clusters of
+    // which one is Fargate-only.
+    let steps = [
+        format!("{HARBOR}iam:\n  withOIDC: true\n"),
+        format!("{HARBOR}managedNodeGroups:\n  - name: ng-system\n    instanceType: m5.large\n    privateNetworking: true\n"),
+        format!("{HARBOR}addons:\n  - name: vpc-cni\n  - name: coredns\n"),
+        format!("{HARBOR}fargateProfiles:\n  - name: fp-apps\n    selectors:\n      - namespace: apps\n"),
+    ];
+    for names in [
+        [
+            "01-cluster.yaml",
+            "02-nodegroup.yaml",
+            "03-addons.yaml",
+            "05-fargate.yaml",
+        ],
+        ["z.yaml", "y.yaml", "x.yaml", "w.yaml"],
+    ] {
+        let d = repo();
+        for (name, text) in names.iter().zip(&steps) {
+            write(d.path(), &format!("eks/{name}"), text);
+        }
+        write(d.path(), "k8s/web.yaml", WEB);
+        let out = fplint(&["check", "--format", "json", "."], d.path());
+        let v = json(&out);
+        assert_eq!(v["diagnostics"], serde_json::json!([]), "{names:?}");
+        assert_eq!(v["notices"], serde_json::Value::Null, "{names:?}");
+        let tables = json(&fplint(&["placement", "--format", "json", "."], d.path()));
+        let kinds: Vec<(String, bool)> = tables
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|t| {
+                        (
+                            t["cluster"].as_str().unwrap_or_default().to_string(),
+                            t["fargate_only"].as_bool().unwrap_or(true),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(kinds, [("harbor".to_string(), false)], "{names:?}");
+    }
+    let d = repo();
+    for (name, text) in [
+        "01-cluster.yaml",
+        "02-nodegroup.yaml",
+        "03-addons.yaml",
+        "05-fargate.yaml",
+    ]
+    .iter()
+    .zip(&steps)
+    {
+        write(d.path(), &format!("eks/{name}"), text);
+    }
+    let text = stdout(&fplint(&["placement", "."], d.path()));
+    assert_eq!(
+        text.lines().next(),
+        Some("cluster harbor (Fargate and EC2), eks/01-cluster.yaml:4 (also eks/02-nodegroup.yaml:4, eks/03-addons.yaml:4, eks/05-fargate.yaml:4)")
+    );
+}
+
+#[test]
+fn the_notes_advice_for_two_versions_of_one_cluster_does_what_it_says() {
+    // Two versions in one folder: both say which profiles the cluster has,
+    // so they stay two clusters, and a table naming `harbor` must say
+    // which one.
+    let d = repo();
+    write(
+        d.path(),
+        "eks/cluster.yaml",
+        &format!("{HARBOR}fargateProfiles:\n  - name: fp-apps\n    selectors:\n      - namespace: apps\n"),
+    );
+    write(
+        d.path(),
+        "eks/cluster-next.yaml",
+        &format!("{HARBOR}fargateProfiles:\n  - name: fp-apps\n    selectors:\n      - namespace: apps\n  - name: fp-system\n    selectors:\n      - namespace: kube-system\n"),
+    );
+    write(d.path(), "k8s/web.yaml", WEB);
+    let v = json(&fplint(&["check", "--format", "json", "."], d.path()));
+    let help = v["notices"][0]["help"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        help,
+        "say which cluster runs them in fplint.toml (clusters: `harbor` (eks/cluster-next.yaml), `harbor` (eks/cluster.yaml)), e.g.\n[clusters.harbor]\npaths = [\"eks/cluster-next.yaml\", \"k8s/**\"]"
+    );
+    // The advice as written, and with `**` for where the workloads are.
+    let advice = help
+        .split_once("e.g.\n")
+        .map(|(_, s)| s)
+        .unwrap_or_default();
+    for table in [
+        advice.to_string(),
+        "[clusters.harbor]\npaths = [\"eks/cluster-next.yaml\", \"**\"]".to_string(),
+    ] {
+        write(d.path(), "fplint.toml", &format!("{table}\n"));
+        let out = fplint(&["check", "--format", "json", "."], d.path());
+        let v = json(&out);
+        assert_eq!(v["notices"], serde_json::Value::Null, "{table}");
+        let found: Vec<(String, String)> = v["diagnostics"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| {
+                        (
+                            x["file"].as_str().unwrap_or_default().to_string(),
+                            x["message"].as_str().unwrap_or_default().to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            found,
+            [
+                (
+                    "eks/cluster.yaml".to_string(),
+                    "no Fargate selector of cluster `harbor` (eks/cluster.yaml) matches the CoreDNS pods, and the cluster has no nodes: DNS never comes up".to_string()
+                ),
+                (
+                    "k8s/web.yaml".to_string(),
+                    "Deployment `web` in namespace `web` matches no Fargate profile of cluster `harbor` (eks/cluster-next.yaml), which has no nodes: its pods stay Pending".to_string()
+                ),
+            ],
+            "{table}"
+        );
+    }
+}
