@@ -346,12 +346,20 @@ fn the_clusters_of_a_run_do_not_change_with_the_paths_named() {
         "envs/fargate/terragrunt.hcl",
         "src/fargate",
         "src/fargate/main.tf",
+        "src/fargate/eks",
+        "src/fargate/eks/main.tf",
     ] {
         assert_eq!(
             clusters(d.path(), naming),
             [("beacon".to_string(), "envs/fargate".to_string())],
             "{naming}"
         );
+    }
+    // The module the unit's module wraps, named alone, is run by the unit
+    // too: no finding of a root of its own.
+    for naming in ["src/fargate/eks", "src/fargate/eks/main.tf"] {
+        let out = stdout(&fplint(&["check", "--format", "concise", naming], d.path()));
+        assert_eq!(out, "", "{naming}");
     }
     for naming in [".", "k8s/web.yaml"] {
         let out = stdout(&fplint(&["check", "--format", "concise", naming], d.path()));

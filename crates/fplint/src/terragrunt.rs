@@ -15,10 +15,35 @@ pub(crate) fn is_unit(path: &Path) -> bool {
     terragrunt::is_unit_file(path)
 }
 
-/// The folders a unit file's module code is in: its own folder, and the
-/// local source it names.
+/// Local module folders a unit's code reaches at most (a bound on trees
+/// whose modules call each other).
+const MAX_MODULES: usize = 64;
+
+/// The folders a unit file's module code is in: its own folder, or the
+/// local source it names, and the local modules that code calls, at any
+/// depth: all of it is run by the unit.
 pub(crate) fn calls(unit_file: &Path, sources: &Sources, limits: Limits) -> Vec<PathBuf> {
-    terragrunt::local_sources(unit_file, sources, limits)
+    let mut out = terragrunt::local_sources(unit_file, sources, limits);
+    let mut seen: HashSet<PathBuf> = out.iter().map(|d| key(d)).collect();
+    let mut next = 0;
+    while next < out.len() && out.len() < MAX_MODULES {
+        let dir = out[next].clone();
+        next += 1;
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut tf: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| crate::pipeline::inputs::is_terraform(p) && p.is_file())
+            .collect();
+        tf.sort();
+        for d in fplint_core::frontend::terraform::local_calls(&dir, &tf, sources.max_file_size) {
+            if seen.insert(key(&d)) {
+                out.push(d);
+            }
+        }
+    }
+    out
 }
 
 /// A folder as one key however it is reached (`envs/../src/a`, `./src/a`).
