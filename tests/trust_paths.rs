@@ -572,3 +572,23 @@ fn the_notes_advice_for_two_versions_of_one_cluster_does_what_it_says() {
         );
     }
 }
+
+#[test]
+fn a_syntax_error_in_the_units_module_is_reported_however_named() {
+    let d = repo();
+    write(d.path(), "envs/fargate/terragrunt.hcl", UNIT);
+    write(
+        d.path(),
+        "src/fargate/main.tf",
+        &format!("{MODULE}\nresource \"aws_iam_role\" \"x\" {{\n  name =\n}}\n"),
+    );
+    let out = same_for_every_naming(d.path());
+    assert_eq!(
+        out,
+        "src/fargate/main.tf:26:9: FP000 [error] invalid HCL: invalid expression; expected `\"`, `[`, `{`, `-`, `!`, `(`, `_`, `<`, letter or digit\n"
+    );
+    for naming in [".", "envs/fargate/terragrunt.hcl"] {
+        let o = fplint(&["check", "--format", "concise", naming], d.path());
+        assert_eq!(o.status.code(), Some(2), "{naming}");
+    }
+}

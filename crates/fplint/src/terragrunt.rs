@@ -113,16 +113,18 @@ pub(crate) fn own_module_code(
     let own: Vec<_> = unit
         .context_files
         .iter()
-        .copied()
-        .filter(|id| {
-            sources.peek(*id).is_some_and(|f| {
-                let path = Path::new(&f.path);
-                crate::pipeline::inputs::is_terraform(path)
-                    && path.parent().is_some_and(|d| dirs.contains(&key(d)))
-            })
+        .filter_map(|id| sources.peek(*id))
+        .filter(|f| {
+            let path = Path::new(&f.path);
+            crate::pipeline::inputs::is_terraform(path)
+                && path.parent().is_some_and(|d| dirs.contains(&key(d)))
         })
         .collect();
-    unit.given_files.extend(own);
+    // Checked for syntax as the module's folder is when it is in the run
+    // (the same finding twice is reported once).
+    unit.diagnostics
+        .extend(fplint_core::frontend::terraform::syntax_errors(&own));
+    unit.given_files.extend(own.iter().map(|f| f.id));
 }
 
 /// The project's units that run a module folder of this run (one of its
