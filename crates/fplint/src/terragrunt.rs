@@ -127,38 +127,70 @@ pub(crate) fn own_module_code(
     unit.given_files.extend(own.iter().map(|f| f.id));
 }
 
-/// The project's units that run a module folder of this run (one of its
-/// `.tf` folders, read or as context, or the local source of one of its
-/// units) and are not in it, to be read as context: a module folder named alone is run through
-/// its units, with their inputs, as the whole tree runs it, not as a root
-/// with its variables' defaults. Only projects a marker bounds (a config
-/// file or `.git`), and only those the walk did not cover, are searched.
-/// Returns the units and the roots searched, as reached from the working
-/// folder.
+/// Units read for a module folder that only the project search brought
+/// in, at most: beyond a few, which unit a named manifest's cluster comes
+/// from is not worth modelling them all on every commit.
+const CONTEXT_CALLERS: usize = 4;
+
+/// The project's units that run a module folder of this run and are not
+/// in it, to be read as context: a module folder named alone is run
+/// through its units, with their inputs, as the whole tree runs it, not as
+/// a root with its variables' defaults. For a run of documents alone, the
+/// module folders the project search brought in as context are run
+/// through their units too, when a few run them. A folder a unit of the
+/// run runs needs no search. Only projects a
+/// marker bounds (a config file or `.git`), and only those the walk did not
+/// cover, are searched. Returns the units and the roots searched, as
+/// reached from the working folder.
 pub(crate) fn callers(
     paths: &[PathBuf],
-    files: &[&Candidate],
+    files: &[Candidate],
+    context: &[Candidate],
     exclude: Option<(&globset::GlobSet, &Path)>,
     sources: &Sources,
     limits: Limits,
 ) -> (Vec<Candidate>, Vec<PathBuf>) {
-    let mut modules: HashSet<PathBuf> = HashSet::new();
-    for c in files {
-        let Some(dir) = c.path.parent() else {
-            continue;
-        };
-        let dir = if dir.as_os_str().is_empty() {
+    let folder = |c: &Candidate| -> Option<PathBuf> {
+        if !crate::pipeline::inputs::is_terraform(&c.path) {
+            return None;
+        }
+        let dir = c.path.parent()?;
+        Some(key(if dir.as_os_str().is_empty() {
             Path::new(".")
         } else {
             dir
-        };
-        if crate::pipeline::inputs::is_terraform(&c.path) {
-            modules.insert(key(dir));
-        } else if is_unit(&c.path) {
-            modules.extend(calls(&c.path, sources, limits).iter().map(|d| key(d)));
-        }
-    }
-    if modules.is_empty() {
+        }))
+    };
+    let run_by_units: HashSet<PathBuf> = files
+        .iter()
+        .filter(|c| is_unit(&c.path))
+        .flat_map(|c| calls(&c.path, sources, limits))
+        .map(|d| key(&d))
+        .collect();
+    // The modules the run's units name: other units that run them tell
+    // whether a finding in that code is the module's or one unit's.
+    let shared: HashSet<PathBuf> = files
+        .iter()
+        .filter(|c| is_unit(&c.path))
+        .flat_map(|c| terragrunt::local_sources(&c.path, sources, limits))
+        .map(|d| key(&d))
+        .collect();
+    let named: HashSet<PathBuf> = files
+        .iter()
+        .filter_map(folder)
+        .filter(|d| !run_by_units.contains(d))
+        .collect();
+    // Only for runs of documents alone (a named manifest): a named unit
+    // or module has its own cluster, and pre-commit runs on every commit.
+    let documents_only = files
+        .iter()
+        .all(|c| !is_unit(&c.path) && !crate::pipeline::inputs::is_terraform(&c.path));
+    let searched: HashSet<PathBuf> = context
+        .iter()
+        .filter_map(folder)
+        .filter(|d| documents_only && !run_by_units.contains(d) && !named.contains(d))
+        .collect();
+    if named.is_empty() && searched.is_empty() && shared.is_empty() {
         return (Vec::new(), Vec::new());
     }
     let walked: Vec<PathBuf> = paths
@@ -166,8 +198,10 @@ pub(crate) fn callers(
         .filter(|p| p.is_dir())
         .filter_map(|p| p.canonicalize().ok())
         .collect();
-    let mut roots: Vec<PathBuf> = modules
+    let mut roots: Vec<PathBuf> = named
         .iter()
+        .chain(&searched)
+        .chain(&shared)
         .filter_map(|d| crate::context::marked_root_of(&d.join(".fplint-root")))
         .filter(|r| !walked.iter().any(|w| r.starts_with(w)))
         .collect();
@@ -185,25 +219,53 @@ pub(crate) fn callers(
         .collect();
     let have: HashSet<PathBuf> = files
         .iter()
+        .chain(context)
         .filter(|c| is_unit(&c.path))
         .map(|c| key(&c.path))
         .collect();
     // The search reads only the units it finds, inside the roots.
     let reader = Sources::new(shown.clone());
     let found = crate::walk::walk_keeping(&shown, exclude, None, &is_unit).files;
-    let mut out: Vec<Candidate> = found
-        .into_iter()
-        .filter(|c| !have.contains(&key(&c.path)))
-        .filter(|c| {
-            calls(&c.path, &reader, limits)
-                .iter()
-                .any(|d| modules.contains(&key(d)))
-        })
-        .map(|mut c| {
-            c.explicit = false;
-            c
-        })
-        .collect();
+    let (mut out, mut for_searched, mut sharing) = (Vec::new(), Vec::new(), Vec::new());
+    for mut c in found {
+        if have.contains(&key(&c.path)) {
+            continue;
+        }
+        c.explicit = false;
+        // The module it names first: all a named unit's module needs.
+        let direct: Vec<PathBuf> = terragrunt::local_sources(&c.path, &reader, limits)
+            .iter()
+            .map(|d| key(d))
+            .collect();
+        if direct.iter().any(|d| shared.contains(d)) {
+            sharing.push(c);
+            // Many share it, and nothing else is searched for: done.
+            if sharing.len() > CONTEXT_CALLERS && named.is_empty() && searched.is_empty() {
+                break;
+            }
+            continue;
+        }
+        if named.is_empty() && searched.is_empty() {
+            continue;
+        }
+        let runs: Vec<PathBuf> = calls(&c.path, &reader, limits)
+            .iter()
+            .map(|d| key(d))
+            .collect();
+        if runs.iter().any(|d| named.contains(d)) {
+            out.push(c);
+        } else if runs.iter().any(|d| searched.contains(d)) {
+            for_searched.push(c);
+        }
+    }
+    // A few units sharing a named unit's module are modelled with it, as
+    // the whole tree models them; many are not (pre-commit names a unit
+    // on every commit).
+    for few in [&mut for_searched, &mut sharing] {
+        if few.len() <= CONTEXT_CALLERS {
+            out.append(few);
+        }
+    }
     out.sort();
     (out, shown)
 }

@@ -209,9 +209,14 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         near.extend(crate::terragrunt::roots(&walked.files));
         near.extend(crate::modules::roots(paths, &walked.files));
         let reader = Sources::new(near);
-        let read: Vec<&Candidate> = walked.files.iter().chain(&context.files).collect();
-        let (units, roots) =
-            crate::terragrunt::callers(paths, &read, exclude_of(cfg, &base), &reader, limits);
+        let (units, roots) = crate::terragrunt::callers(
+            paths,
+            &walked.files,
+            &context.files,
+            exclude_of(cfg, &base),
+            &reader,
+            limits,
+        );
         context.files.extend(units);
         context.files.sort();
         context.roots.extend(roots);
