@@ -127,21 +127,21 @@ pub(crate) fn own_module_code(
     unit.given_files.extend(own.iter().map(|f| f.id));
 }
 
-/// Units read for a module folder that only the project search brought
-/// in, at most: beyond a few, which unit a named manifest's cluster comes
-/// from is not worth modelling them all on every commit.
+/// Units read as context for a module another unit of the run shares, or
+/// for one only the project search brought in, at most: beyond a few,
+/// modelling them all on every commit costs more than it tells.
 const CONTEXT_CALLERS: usize = 4;
 
 /// The project's units that run a module folder of this run and are not
 /// in it, to be read as context: a module folder named alone is run
 /// through its units, with their inputs, as the whole tree runs it, not as
-/// a root with its variables' defaults. For a run of documents alone, the
-/// module folders the project search brought in as context are run
-/// through their units too, when a few run them. A folder a unit of the
-/// run runs needs no search. Only projects a
-/// marker bounds (a config file or `.git`), and only those the walk did not
-/// cover, are searched. Returns the units and the roots searched, as
-/// reached from the working folder.
+/// a root with its variables' defaults. A few units that share a named
+/// unit's module come too (they tell a finding the module gives every
+/// unit from one unit's own), and, for a run of documents alone, the
+/// units of the module folders the project search brought in. Only
+/// projects a marker bounds (a config file or `.git`), and only those the
+/// walk did not cover, are searched. Returns the units and the roots
+/// searched, as reached from the working folder.
 pub(crate) fn callers(
     paths: &[PathBuf],
     files: &[Candidate],
