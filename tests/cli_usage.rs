@@ -531,7 +531,11 @@ fn pre_commit_hook_names_kubernetes_manifests() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(text.contains("Kubernetes manifests"), "{file}");
-        assert!(text.contains("types_or: [yaml, json, terraform]"), "{file}");
+        // Terragrunt units are `.hcl` files.
+        assert!(
+            text.contains("types_or: [yaml, json, terraform, hcl]"),
+            "{file}"
+        );
     }
 }
 

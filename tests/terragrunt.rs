@@ -1,9 +1,10 @@
 //! Terragrunt units through the real binary: a unit linted alone reads the
 //! files it includes above it and gives the findings the whole tree gives;
-//! findings in included files and in the unit's module code are placed at
-//! the unit; a root configuration and a module folder a unit calls are not
-//! linted as units of their own; bad and cyclic trees end with FP000 or
-//! nothing, never a crash.
+//! findings in included files are placed at the unit, and those in the
+//! unit's module code stay there however the unit is named; a root
+//! configuration and a module folder a unit calls are not linted as units
+//! of their own; bad and cyclic trees end with FP000 or nothing, never a
+//! crash.
 
 use std::path::Path;
 use std::process::Command;
@@ -119,14 +120,17 @@ fn module_code_on_disk_is_linted_through_the_unit() {
             vec![format!("{unit}:1 `module.terragrunt` is called here")]
         )]
     );
-    // The unit alone: at the unit, the module's code related.
-    assert_eq!(
-        findings(&[&format!("{dir}/live/prod/eks")]),
-        [(
-            format!("{unit}:1 FP005"),
-            vec![format!("{module}:9 inside `module.terragrunt`")]
-        )]
-    );
+    // The module's code is the unit's own: the unit alone, named as a
+    // folder or a file, and the module's folder or file alone, report the
+    // same finding in the same place.
+    for named in [
+        format!("{dir}/live/prod/eks"),
+        unit.clone(),
+        format!("{dir}/modules/eks"),
+        module.clone(),
+    ] {
+        assert_eq!(findings(&[&named]), findings(&[dir]), "{named}");
+    }
 }
 
 #[test]

@@ -103,6 +103,8 @@ fn join_parts(
         }
     }
 
+    steps(project, &mut into, folder);
+
     // Every partial or referenced cluster joins the nearest definition of
     // its name (and region, where both say) that it does not contradict.
     // Definitions by name and by place, in cluster order. The loop below
@@ -321,6 +323,83 @@ fn distinct_keys(project: &mut Project) {
     for a in &mut project.pod_identities {
         fix(&mut a.cluster_key, a.loc.span.file);
     }
+}
+
+/// Whole eksctl definitions of one name and region in one folder that
+/// each add their own part (one file the node groups, another the Fargate
+/// profiles, each repeating `metadata` and `vpc` as `eksctl create
+/// nodegroup -f` and `create fargateprofile -f` need) are the steps of one
+/// cluster: they join, whatever the files are called. Two that both say
+/// which profiles (or which node groups) the cluster has, or write two
+/// Kubernetes versions, are two versions of it and stay apart. A group
+/// joins only when no two of its definitions contradict each other.
+fn steps(
+    project: &Project,
+    into: &mut [Option<usize>],
+    folder: &dyn Fn(FileId) -> Option<Vec<String>>,
+) {
+    let whole = |i: usize, c: &Cluster| {
+        c.provisioner == Provisioner::Eksctl && c.defined && into[i].is_none()
+    };
+    // Folders are asked only for names two definitions share.
+    let mut named: HashMap<(&str, Option<&str>), usize> = HashMap::default();
+    for (i, c) in project.clusters.iter().enumerate() {
+        if let (true, Some(name)) = (whole(i, c), c.name.known()) {
+            *named.entry((name.as_str(), region(c))).or_default() += 1;
+        }
+    }
+    if named.values().all(|&n| n < 2) {
+        return;
+    }
+    type Group<'a> = (&'a str, Option<&'a str>, Vec<String>);
+    let mut groups: HashMap<Group, Vec<usize>> = HashMap::default();
+    for (i, c) in project.clusters.iter().enumerate() {
+        if !whole(i, c) {
+            continue;
+        }
+        let Some(name) = c.name.known() else { continue };
+        if named.get(&(name.as_str(), region(c))) < Some(&2) {
+            continue;
+        }
+        let Some(dir) = folder(c.loc.span.file) else {
+            continue;
+        };
+        groups
+            .entry((name.as_str(), region(c), dir))
+            .or_default()
+            .push(i);
+    }
+    for group in groups.values().filter(|g| g.len() > 1) {
+        let agree = group.iter().enumerate().all(|(k, &a)| {
+            group[k + 1..]
+                .iter()
+                .all(|&b| step_of_one(&project.clusters[a], &project.clusters[b]))
+        });
+        if let (true, [first, rest @ ..]) = (agree, group.as_slice()) {
+            for &i in rest {
+                into[i] = Some(*first);
+            }
+        }
+    }
+}
+
+/// Whether two definitions can be two steps of one cluster: they do not
+/// both declare profiles or node groups, and say nothing the other
+/// contradicts.
+fn step_of_one(a: &Cluster, b: &Cluster) -> bool {
+    let profiles = |c: &Cluster| !c.fargate_profiles.is_empty() || c.profiles_incomplete;
+    let nodes = |c: &Cluster| !c.node_groups.is_empty() || !matches!(c.capacity, Capacity::None);
+    let text = |v: &Option<crate::model::Located<String>>| v.as_ref().map(|l| l.known().cloned());
+    let same_or_one = |x: Option<Option<String>>, y: Option<Option<String>>| match (x, y) {
+        (Some(x), Some(y)) => x.is_some() && x == y,
+        _ => true,
+    };
+    let both = |has: &dyn Fn(&Cluster) -> bool| has(a) && has(b);
+    !both(&profiles)
+        && !both(&nodes)
+        && same_or_one(text(&a.version), text(&b.version))
+        && same_or_one(text(&a.karpenter_version), text(&b.karpenter_version))
+        && compatible(a, b)
 }
 
 /// Parts of one cluster never define a profile name twice, differently: two

@@ -421,7 +421,14 @@ impl Cluster {
     /// cluster of the run has the same name.
     pub fn reference(&self, at: crate::source::FileId) -> String {
         match &self.shown_file {
-            Some(file) if self.name_shared || at != self.loc.span.file => {
+            Some(file)
+                if (self.name_shared || at != self.loc.span.file)
+                    && !(self.name.known().is_none()
+                        && crate::path::under(
+                            std::path::Path::new(file),
+                            std::path::Path::new(self.display_name()),
+                        )) =>
+            {
                 format!("`{}` ({file})", self.display_name())
             }
             _ => format!("`{}`", self.display_name()),
@@ -535,12 +542,15 @@ impl Cluster {
         }
     }
 
-    /// A name for messages: the known name, or the grouping key.
+    /// A name for messages: the known name, or the grouping key; for a
+    /// Terraform cluster whose name is unknown, the folder of the root or
+    /// Terragrunt unit that runs it (`envs/prod`), not the address of the
+    /// module code (`module.terragrunt.module.eks.module.eks`), which every
+    /// unit of that code shares.
     pub fn display_name(&self) -> &str {
         match self.name.known() {
             Some(n) => n,
-            // Terraform keys are `terraform:<folder>:<address>`; the folder is
-            // already in the finding's file name.
+            // Terraform keys are `terraform:<folder>:<address>`.
             None => {
                 // A key made distinct by `crate::join` carries a suffix.
                 let key = self
@@ -548,8 +558,14 @@ impl Cluster {
                     .split(crate::join::KEY_SEPARATOR)
                     .next()
                     .unwrap_or(&self.key);
-                match key.strip_prefix("terraform:") {
-                    Some(rest) => rest.rsplit(':').next().unwrap_or(rest),
+                match key
+                    .strip_prefix("terraform:")
+                    .and_then(|r| r.rsplit_once(':'))
+                {
+                    Some((folder, _)) if !folder.is_empty() && folder != "." => folder,
+                    Some((_, address)) => address
+                        .strip_prefix("module.terragrunt.")
+                        .unwrap_or(address),
                     None => key,
                 }
             }

@@ -295,23 +295,45 @@ impl Assigner {
                 .map(|c| &**c)
                 .filter(|c| table_names(table, c))
                 .collect();
-            // Several of one name: the one defined under the table's `paths`.
+            // Several of one name: the one defined under the table's
+            // `paths`, or else the one a pattern names alone (`paths =
+            // ["eks/cluster.yaml", "**"]`: the file says which, `**` where).
             let picked = match named.as_slice() {
                 [one] => Some(*one),
                 _ => {
-                    let under: Vec<&&Cluster> = named
+                    let patterns: Vec<Vec<usize>> = named
                         .iter()
-                        .filter(|c| {
-                            sources.peek(c.loc.span.file).is_some_and(|f| {
-                                let shown = Path::new(&f.path);
-                                let abs = canonical_of(sources, c.loc.span.file, shown);
-                                let rel = base.and_then(|b| abs.strip_prefix(b).ok());
-                                set.is_match(shown) || rel.is_some_and(|r| set.is_match(r))
+                        .map(|c| {
+                            sources
+                                .peek(c.loc.span.file)
+                                .map(|f| {
+                                    let shown = Path::new(&f.path);
+                                    let abs = canonical_of(sources, c.loc.span.file, shown);
+                                    let rel = base.and_then(|b| abs.strip_prefix(b).ok());
+                                    let mut hit = set.matches(shown);
+                                    hit.extend(rel.map(|r| set.matches(r)).unwrap_or_default());
+                                    hit.sort_unstable();
+                                    hit.dedup();
+                                    hit
+                                })
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                    let under: Vec<usize> = (0..named.len())
+                        .filter(|&i| !patterns[i].is_empty())
+                        .collect();
+                    let alone: Vec<usize> = (0..named.len())
+                        .filter(|&i| {
+                            patterns[i].iter().any(|p| {
+                                patterns
+                                    .iter()
+                                    .enumerate()
+                                    .all(|(j, q)| j == i || !q.contains(p))
                             })
                         })
                         .collect();
-                    match under.as_slice() {
-                        [one] => Some(**one),
+                    match (under.as_slice(), alone.as_slice()) {
+                        ([one], _) | (_, [one]) => named.get(*one).copied(),
                         _ => None,
                     }
                 }
@@ -452,10 +474,22 @@ impl Unassigned {
                 _ => toml_key(name),
             }
         };
-        let snippet = self
-            .clusters
-            .first()
-            .map(|c| format!("[clusters.{}]\npaths = [\"{glob}\"]", table(c)));
+        // A name the table cannot tell apart from a twin's (one region, or
+        // none written) needs the definition's file among its `paths`.
+        let snippet = self.clusters.first().map(|c| {
+            let key = table(c);
+            let told = self
+                .clusters
+                .iter()
+                .filter(|o| o.0 == c.0 && (!key.contains('@') || o.1 == c.1))
+                .count()
+                == 1;
+            if told || c.2.is_empty() {
+                format!("[clusters.{key}]\npaths = [\"{glob}\"]")
+            } else {
+                format!("[clusters.{key}]\npaths = [\"{}\", \"{glob}\"]", c.2)
+            }
+        });
         let names: Vec<String> = self
             .clusters
             .iter()

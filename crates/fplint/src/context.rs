@@ -28,6 +28,13 @@ pub fn root_of(file: &Path) -> PathBuf {
     project_of(file).0
 }
 
+/// The project root of a file when a marker (`fplint.toml`, `.git`) says
+/// where it is.
+pub(crate) fn marked_root_of(file: &Path) -> Option<PathBuf> {
+    let (root, marked) = project_of(file);
+    marked.then_some(root)
+}
+
 /// The project root of a named file, and whether a marker (`fplint.toml`,
 /// `.git`) says so. Without one the root is the file's own folder, and only
 /// its own files are searched: a manifest in a home or download folder must
@@ -711,7 +718,7 @@ fn with_bytes<R>(path: &Path, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
 
 /// `root` as reached from the working folder, so that the paths of context
 /// files read like the user's own (`../infra/cluster.yaml`).
-fn relative_to(cwd: Option<&Path>, root: &Path) -> PathBuf {
+pub(crate) fn relative_to(cwd: Option<&Path>, root: &Path) -> PathBuf {
     let Some(cwd) = cwd else {
         return root.to_path_buf();
     };

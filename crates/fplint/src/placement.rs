@@ -25,6 +25,13 @@ pub struct ClusterTable {
     /// The Terraform module that builds it (`module.eks["prod"]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
+    /// The folder of the root or Terragrunt unit that runs it, when its
+    /// definition is module code elsewhere (`envs/prod`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_by: Option<String>,
+    /// It has no Fargate profile, and all of them are known.
+    #[serde(skip)]
+    pub no_profiles: bool,
     /// One per workload.
     pub rows: Vec<Row>,
     /// Why no workload is shown, when none is.
@@ -299,6 +306,13 @@ pub fn tables_of(project: &Project, sources: &Sources) -> Vec<ClusterTable> {
             fargate_only: c.fargate_only().known().copied(),
             karpenter: c.karpenter().known().copied(),
             module: module_of(&c.loc.path),
+            run_by: c.shown_file.clone().filter(|home| {
+                home != c.display_name()
+                    && sources
+                        .peek(c.loc.span.file)
+                        .is_some_and(|f| f.path != *home)
+            }),
+            no_profiles: c.fargate_profiles.is_empty() && !c.profiles_incomplete,
             rows: project
                 .workloads
                 .iter()
@@ -359,16 +373,25 @@ fn size(vcpu: Option<f64>, memory_gb: Option<f64>) -> String {
     }
 }
 
-/// The tables as `fplint placement` prints them.
-pub fn render_text(tables: &[ClusterTable]) -> String {
-    let mut out = String::new();
-    for t in tables {
-        let kind = match (t.fargate_only, t.karpenter) {
+impl ClusterTable {
+    /// Its capacity in a word: a cluster with nodes and no profile is EC2
+    /// only, not "Fargate and EC2".
+    pub fn capacity(&self) -> &'static str {
+        match (self.fargate_only, self.karpenter) {
+            (Some(false), _) if self.no_profiles => "EC2 only",
             (_, Some(true)) => "Fargate and Karpenter nodes",
             (Some(true), Some(false)) => "Fargate only",
             (Some(false), _) => "Fargate and EC2",
             _ => "capacity unknown",
-        };
+        }
+    }
+}
+
+/// The tables as `fplint placement` prints them.
+pub fn render_text(tables: &[ClusterTable]) -> String {
+    let mut out = String::new();
+    for t in tables {
+        let kind = t.capacity();
         let also = if t.also_described_at.is_empty() {
             String::new()
         } else {
@@ -379,8 +402,13 @@ pub fn render_text(tables: &[ClusterTable]) -> String {
             .as_ref()
             .map(|m| format!(", in {m}"))
             .unwrap_or_default();
+        let run_by = t
+            .run_by
+            .as_ref()
+            .map(|r| format!(", run by {r}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "cluster {} ({kind}), {}{module}{also}\n",
+            "cluster {} ({kind}), {}{module}{run_by}{also}\n",
             t.cluster, t.defined_at
         ));
         if t.rows.is_empty() {

@@ -611,3 +611,65 @@ fn a_config_setting_that_cannot_be_read_is_shown_and_the_defaults_apply() {
     assert_eq!(codes(&c.diagnostics(&wu)), ["FP011"]);
     c.shutdown();
 }
+
+/// A Terragrunt unit that runs `src/fargate`, whose CoreDNS has no
+/// Fargate profile and keeps the EC2 compute type.
+fn terragrunt_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::create_dir_all(dir.path().join("envs/fargate")).unwrap();
+    std::fs::create_dir_all(dir.path().join("src/fargate")).unwrap();
+    std::fs::write(
+        dir.path().join("envs/fargate/terragrunt.hcl"),
+        "terraform {\n  source = \"../../src/fargate\"\n}\n\ninputs = {\n  cluster_name = \"beacon\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/fargate/main.tf"),
+        "variable \"cluster_name\" {\n  type = string\n}\n\nmodule \"eks\" {\n  source  = \"terraform-aws-modules/eks/aws\"\n  version = \"~> 20.0\"\n\n  cluster_name    = var.cluster_name\n  cluster_version = \"1.30\"\n  vpc_id          = \"vpc-0abc\"\n  subnet_ids      = [\"subnet-0a1\", \"subnet-0b2\"]\n\n  cluster_addons = {\n    coredns = {}\n  }\n\n  fargate_profiles = {\n    apps = {\n      selectors = [{ namespace = \"apps\" }]\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_open_terragrunt_unit_gets_the_findings_check_gives() {
+    // `fplint check .` reports FP005 and FP006 once each, in the module's
+    // code, for cluster `beacon`; the editor with the unit open agrees,
+    // whether its folder is the repository or the unit's own.
+    let dir = terragrunt_project();
+    let unit = dir.path().join("envs/fargate/terragrunt.hcl");
+    let module = uri(&dir.path().join("src/fargate/main.tf"));
+    let text = std::fs::read_to_string(&unit).unwrap();
+    for root in [dir.path().to_path_buf(), dir.path().join("envs/fargate")] {
+        let c = Client::start(&root, None);
+        let uu = uri(&unit);
+        c.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+            text_document: TextDocumentItem::new(uu.clone(), "hcl".into(), 1, text.clone()),
+        });
+        let mut ds = c.diagnostics(&module);
+        ds.sort_by_key(|d| d.range.start);
+        let got: Vec<(&str, Range, &str)> = ds
+            .iter()
+            .map(|d| (code(d), d.range, d.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "FP005",
+                    range(8, 2, 8, 36),
+                    "no Fargate selector of cluster `beacon` matches the CoreDNS pods, and the cluster has no nodes: DNS never comes up"
+                ),
+                (
+                    "FP006",
+                    range(14, 4, 14, 11),
+                    "the CoreDNS add-on of cluster `beacon` does not set `computeType` to `Fargate`: the add-on schedules CoreDNS for EC2 nodes (annotation `eks.amazonaws.com/compute-type: ec2`), and the cluster has none"
+                ),
+            ],
+            "{}",
+            root.display()
+        );
+        c.shutdown();
+    }
+}

@@ -311,8 +311,18 @@ fn load_document(
             });
             if context {
                 unit.context_files.push(f.id);
+                // A unit read because it runs a module folder of the run:
+                // the workloads in that code are the run's (findings in the
+                // unit's own files are not reported).
+                let workloads = terragrunt.then(|| std::mem::take(&mut unit.workloads));
                 as_context(&mut unit);
+                if let Some(w) = workloads {
+                    unit.workloads = w;
+                }
                 return (unit, None);
+            }
+            if terragrunt {
+                crate::terragrunt::own_module_code(&mut unit, &c.path, sources, limits);
             }
             crate::charts::render_declared(&mut unit, sources, limits);
             // A unit is not a named YAML or JSON file to judge.

@@ -203,6 +203,24 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let base = cfg.base_dir();
     let walked = walk::walk(paths, exclude_of(cfg, &base));
     let mut context = context_of(&walked, opts, cfg, &base);
+    if opts.project_context {
+        // The units that run a module folder of the run, read through them.
+        let mut near = roots_of(paths, &[], |p| p.is_file());
+        near.extend(crate::terragrunt::roots(&walked.files));
+        near.extend(crate::modules::roots(paths, &walked.files));
+        let reader = Sources::new(near);
+        let (units, roots) = crate::terragrunt::callers(
+            paths,
+            &walked.files,
+            &context.files,
+            exclude_of(cfg, &base),
+            &reader,
+            limits,
+        );
+        context.files.extend(units);
+        context.files.sort();
+        context.roots.extend(roots);
+    }
     // The walk asked each path what it is: a named file is in its lists.
     let named: std::collections::HashSet<&std::path::Path> = walked
         .files

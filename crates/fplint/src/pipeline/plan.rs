@@ -235,8 +235,35 @@ pub(crate) fn plan_with<'a>(
         .collect();
     let mut called = crate::modules::called_folders_with(&linted, calls);
     let dirs: Vec<&PathBuf> = linted.keys().collect();
-    called.extend(crate::terragrunt::called(files, &dirs, calls));
+    // Units of the run, and units read as context because they run a
+    // module folder of the run.
+    called.extend(crate::terragrunt::called(
+        files.iter().chain(context),
+        &dirs,
+        calls,
+    ));
+    // A context folder that a unit or another folder runs is read through
+    // its caller, not as a root of its own: the run has the clusters the
+    // whole tree has, however its paths are named.
+    let modules_read: BTreeMap<PathBuf, Vec<&Candidate>> = modules
+        .iter()
+        .filter(|((_, _, row), _)| INPUTS[*row].calls.is_some())
+        .map(|((d, ..), f)| (d.clone(), f.clone()))
+        .collect();
+    let context_dirs: Vec<&PathBuf> = modules
+        .iter()
+        .filter(|((_, ctx, row), _)| *ctx && INPUTS[*row].calls.is_some())
+        .map(|((d, ..), _)| d)
+        .collect();
+    let mut read_through =
+        crate::terragrunt::called(files.iter().chain(context), &context_dirs, calls);
+    if !context_dirs.is_empty() {
+        read_through.extend(crate::modules::called_folders_with(&modules_read, calls));
+    }
     for ((dir, ctx, row), files) in modules {
+        if ctx && read_through.contains(&dir) {
+            continue;
+        }
         let input = INPUTS[row];
         let input = match &input.calls {
             Some(c) if !ctx && called.contains(&dir) => c.called,

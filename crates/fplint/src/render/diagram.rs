@@ -149,18 +149,16 @@ fn workload_title(r: &Row) -> String {
 }
 
 fn cluster_pic(c: &Cluster, t: &ClusterTable) -> ClusterPic {
-    let kind = match (t.fargate_only, t.karpenter) {
-        (_, Some(true)) => "Fargate and Karpenter nodes",
-        (Some(true), Some(false)) => "Fargate only",
-        (Some(false), _) => "Fargate and EC2",
-        _ => "capacity unknown",
-    };
+    let kind = t.capacity();
     let mut title = vec![
         format!("cluster {} · {kind}", t.cluster),
         t.defined_at.clone(),
     ];
     if let Some(m) = &t.module {
         title.push(m.clone());
+    }
+    if let Some(r) = &t.run_by {
+        title.push(format!("run by {r}"));
     }
     let profiles: Vec<Box_> = (0..c.fargate_profiles.len())
         .map(|i| {
