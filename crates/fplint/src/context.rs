@@ -28,6 +28,12 @@ pub fn root_of(file: &Path) -> PathBuf {
     project_of(file).0
 }
 
+/// Whether a marker (`fplint.toml`, `.git`) names the project root of a
+/// file: without one, nothing says where its project ends.
+pub(crate) fn has_marked_root(file: &Path) -> bool {
+    project_of(file).1
+}
+
 /// The project root of a named file, and whether a marker (`fplint.toml`,
 /// `.git`) says so. Without one the root is the file's own folder, and only
 /// its own files are searched: a manifest in a home or download folder must
