@@ -79,7 +79,68 @@ pub fn read(
             post_rendered: false,
         };
         render_local(b, ctx, &rel);
+        applications(b, ctx, file, &rel);
         b.releases.push(rel);
+    }
+}
+
+/// The Argo CD `Application`s a release of the `argocd-apps` chart
+/// creates, one per entry of its `applications` value (a map by name from
+/// 1.0, a list of entries with `name` before): created in this apply, so
+/// ordered as the release is.
+fn applications(b: &mut Builder, ctx: &Ctx<'_, '_>, file: FileId, rel: &HelmRelease) {
+    let is_apps = rel
+        .chart
+        .known()
+        .is_some_and(|c| c.rsplit('/').next() == Some("argocd-apps"));
+    let Some(apps) = rel
+        .values
+        .known()
+        .filter(|_| is_apps)
+        .and_then(|v| v.get("applications"))
+    else {
+        return;
+    };
+    let at = crate::path::dot(&rel.loc.path, "applications");
+    let entries: Vec<(Option<Value>, &Value, String)> = match &apps.kind {
+        ValueKind::Map(m) => m
+            .iter()
+            .map(|(k, v)| {
+                let name = Value::new(ValueKind::String(k.name.clone()), k.span);
+                (Some(name), v, crate::path::dot(&at, &k.name))
+            })
+            .collect(),
+        ValueKind::List(l) => l
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.get("name").cloned(), v, crate::path::index(&at, i)))
+            .collect(),
+        _ => return,
+    };
+    let key = |n: &str, span| MapKey {
+        name: n.into(),
+        span,
+    };
+    for (name, spec, path) in entries {
+        let span = spec.span;
+        let text = |t: &str| Value::new(ValueKind::String(t.into()), span);
+        let mut meta = Vec::new();
+        if let Some(n) = name {
+            meta.push((key("name", n.span), n));
+        }
+        let obj = Value::new(
+            ValueKind::Map(vec![
+                (key("apiVersion", span), text("argoproj.io/v1alpha1")),
+                (key("kind", span), text("Application")),
+                (
+                    key("metadata", span),
+                    Value::new(ValueKind::Map(meta), span),
+                ),
+                (key("spec", span), spec.clone()),
+            ]),
+            span,
+        );
+        super::manifests::application(b, ctx, file, &obj, &path, rel.resource);
     }
 }
 
