@@ -169,7 +169,15 @@ fn render_local(b: &mut Builder, ctx: &Ctx<'_, '_>, rel: &HelmRelease) {
     b.aws_auth.append(&mut rendered.unit.aws_auth);
     b.karpenter.append(&mut rendered.unit.karpenter);
     b.limit_hits.append(&mut rendered.unit.diagnostics);
-    b.declared.append(&mut rendered.unit.releases);
+    // Dependencies installed with the release are placed as it is; what a
+    // controller applies is declared.
+    for r in rendered.unit.releases {
+        if r.applied_by == crate::model::AppliedBy::Deployment {
+            b.releases.push(r);
+        } else {
+            b.declared.push(r);
+        }
+    }
     b.directory_sources
         .append(&mut rendered.unit.directory_sources);
 }
