@@ -28,10 +28,29 @@ pub fn root_of(file: &Path) -> PathBuf {
     project_of(file).0
 }
 
-/// Whether a marker (`fplint.toml`, `.git`) names the project root of a
-/// file: without one, nothing says where its project ends.
-pub(crate) fn has_marked_root(file: &Path) -> bool {
-    project_of(file).1
+/// Whether a marker (`fplint.toml`, `.git`) names the project root of
+/// files: without one, nothing says where their project ends. Each folder
+/// is looked at once across the files asked about.
+#[derive(Default)]
+pub(crate) struct Marked(std::collections::HashMap<PathBuf, bool>);
+
+impl Marked {
+    pub(crate) fn root_of(&mut self, file: &Path) -> bool {
+        self.dir(&folder_of(file), 0)
+    }
+
+    fn dir(&mut self, dir: &Path, depth: usize) -> bool {
+        if let Some(&m) = self.0.get(dir) {
+            return m;
+        }
+        let here = [FILE_NAMES, &[".git"]]
+            .iter()
+            .flat_map(|n| n.iter())
+            .any(|n| dir.join(n).exists());
+        let m = here || (depth < 256 && dir.parent().is_some_and(|p| self.dir(p, depth + 1)));
+        self.0.insert(dir.to_path_buf(), m);
+        m
+    }
 }
 
 /// The project root of a named file, and whether a marker (`fplint.toml`,

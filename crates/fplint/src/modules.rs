@@ -118,10 +118,8 @@ fn followed(files: &[Candidate], limits: Limits, max_file_size: u64) -> Vec<Path
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         start.entry(dir).or_default().push(c.path.clone());
     }
-    start.retain(|_, fs| {
-        fs.first()
-            .is_some_and(|f| !crate::context::has_marked_root(f))
-    });
+    let mut marked = crate::context::Marked::default();
+    start.retain(|_, fs| fs.first().is_some_and(|f| !marked.root_of(f)));
     let abs = |p: &Path| normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
     let mut seen: HashSet<PathBuf> = start.keys().map(|d| abs(d)).collect();
     let mut frontier: Vec<(PathBuf, Vec<PathBuf>, usize)> =

@@ -58,12 +58,13 @@ pub(crate) fn called(
 /// reads is followed wherever it is, as Terragrunt does: those files and
 /// its module's folder, nothing else around them.
 pub(crate) fn roots(files: &[Candidate], limits: Limits) -> Vec<PathBuf> {
+    let mut marked = crate::context::Marked::default();
     let mut out: Vec<PathBuf> = files
         .iter()
         .filter(|c| is_unit(&c.path))
         .flat_map(|c| {
             let mut r = vec![crate::context::root_of(&c.path)];
-            if !crate::context::has_marked_root(&c.path) {
+            if !marked.root_of(&c.path) {
                 r.extend(terragrunt::reached(&c.path, limits));
             }
             r
