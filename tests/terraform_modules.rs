@@ -417,7 +417,7 @@ fn a_suppression_at_the_call_silences_that_calls_finding() {
 }
 
 #[test]
-fn without_a_project_marker_a_root_alone_reads_only_its_folder() {
+fn without_a_project_marker_a_root_alone_still_reads_its_module() {
     let prod = "module \"eks\" {\n  source = \"../../modules/eks\"\n\n  name               = \"shop-prod\"\n  fargate_namespaces = [\"shop\"]\n  node_group         = false\n}\n";
     let tmp = shared_copy(prod);
     let all = [
@@ -425,8 +425,10 @@ fn without_a_project_marker_a_root_alone_reads_only_its_folder() {
         ("envs/prod/main.tf".to_string(), 1, "FP006".to_string()),
     ];
     assert_eq!(codes_at(tmp.path(), "envs/prod"), all);
-    // Reads stay inside the project: without `.git` or `fplint.toml`
-    // above it, the folder named is all there is.
+    // Without `.git` or `fplint.toml` above it (a tarball, a CI workspace
+    // without history) the module source is followed as `terraform init`
+    // follows it: the same findings.
     let _ = std::fs::remove_dir(tmp.path().join(".git"));
-    assert_eq!(codes_at(tmp.path(), "envs/prod"), []);
+    assert!(!tmp.path().join(".git").exists());
+    assert_eq!(codes_at(tmp.path(), "envs/prod"), all);
 }

@@ -35,6 +35,31 @@ pub(crate) fn marked_root_of(file: &Path) -> Option<PathBuf> {
     marked.then_some(root)
 }
 
+/// Whether a marker (`fplint.toml`, `.git`) names the project root of
+/// files: without one, nothing says where their project ends. Each folder
+/// is looked at once across the files asked about.
+#[derive(Default)]
+pub(crate) struct Marked(std::collections::HashMap<PathBuf, bool>);
+
+impl Marked {
+    pub(crate) fn root_of(&mut self, file: &Path) -> bool {
+        self.dir(&folder_of(file), 0)
+    }
+
+    fn dir(&mut self, dir: &Path, depth: usize) -> bool {
+        if let Some(&m) = self.0.get(dir) {
+            return m;
+        }
+        let here = [FILE_NAMES, &[".git"]]
+            .iter()
+            .flat_map(|n| n.iter())
+            .any(|n| dir.join(n).exists());
+        let m = here || (depth < 256 && dir.parent().is_some_and(|p| self.dir(p, depth + 1)));
+        self.0.insert(dir.to_path_buf(), m);
+        m
+    }
+}
+
 /// The project root of a named file, and whether a marker (`fplint.toml`,
 /// `.git`) says so. Without one the root is the file's own folder, and only
 /// its own files are searched: a manifest in a home or download folder must

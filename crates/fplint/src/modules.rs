@@ -4,10 +4,11 @@
 use crate::walk::Candidate;
 use fplint_core::frontend::terraform::{local_calls, normalize};
 use fplint_core::model::{ModuleCall, Project};
+use fplint_core::tree::Limits;
 use fplint_core::{Diagnostic, FileId, Span};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The module folders of the run that another folder of the run calls as a
 /// local module, and that are reached from a root: they are evaluated
@@ -67,8 +68,15 @@ pub(crate) fn called_folders_with(
 /// The project roots (the nearest `fplint.toml` or `.git`) of the paths
 /// given, when the run has Terraform: a local module's `source` may lie
 /// outside the folder linted (`../../modules/eks`), and `terraform init`
-/// reads it wherever it is. Reads stay inside the project.
-pub(crate) fn roots(paths: &[PathBuf], files: &[Candidate]) -> Vec<PathBuf> {
+/// reads it wherever it is. Reads stay inside the project; where no marker
+/// says where the project ends (a tarball, a CI workspace without history),
+/// the local sources are followed wherever they point ([`followed`]).
+pub(crate) fn roots(
+    paths: &[PathBuf],
+    files: &[Candidate],
+    limits: Limits,
+    max_file_size: u64,
+) -> Vec<PathBuf> {
     if !files
         .iter()
         .any(|c| crate::pipeline::inputs::is_terraform(&c.path))
@@ -87,8 +95,63 @@ pub(crate) fn roots(paths: &[PathBuf], files: &[Candidate]) -> Vec<PathBuf> {
             }
         })
         .collect();
+    out.extend(followed(files, limits, max_file_size));
     out.sort();
     out.dedup();
+    out
+}
+
+/// The folders the local module sources of the run's unmarked Terraform
+/// folders lead to, and theirs in turn, as `terraform init` follows them:
+/// each folder once (a module that calls itself through a parent ends
+/// there), at most `terraform-module-depth` calls deep.
+fn followed(files: &[Candidate], limits: Limits, max_file_size: u64) -> Vec<PathBuf> {
+    let mut start: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for c in files
+        .iter()
+        .filter(|c| crate::pipeline::inputs::is_terraform(&c.path))
+    {
+        let dir = c
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        start.entry(dir).or_default().push(c.path.clone());
+    }
+    let mut marked = crate::context::Marked::default();
+    start.retain(|_, fs| fs.first().is_some_and(|f| !marked.root_of(f)));
+    let abs = |p: &Path| normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+    let mut seen: HashSet<PathBuf> = start.keys().map(|d| abs(d)).collect();
+    let mut frontier: Vec<(PathBuf, Vec<PathBuf>, usize)> =
+        start.into_iter().map(|(d, fs)| (d, fs, 0)).collect();
+    let mut out = Vec::new();
+    while let Some((dir, fs, depth)) = frontier.pop() {
+        if depth >= limits.max_module_depth {
+            continue;
+        }
+        for called in local_calls(&dir, &fs, max_file_size) {
+            let called = abs(&called);
+            if !called.is_dir() || !seen.insert(called.clone()) {
+                continue;
+            }
+            let tf = terraform_files(&called);
+            out.push(called.clone());
+            frontier.push((called, tf, depth + 1));
+        }
+    }
+    out
+}
+
+/// The Terraform files of a folder, in name order.
+fn terraform_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && crate::pipeline::inputs::is_terraform(p))
+        .collect();
+    out.sort();
     out
 }
 

@@ -80,12 +80,22 @@ pub(crate) fn called<'a>(
 }
 
 /// The project roots of the run's unit files: Terragrunt reads included
-/// files in the folders above a unit.
-pub(crate) fn roots(files: &[Candidate]) -> Vec<PathBuf> {
+/// files in the folders above a unit. Where no marker says where a unit's
+/// project ends (a tarball, a CI workspace without history), what the unit
+/// reads is followed wherever it is, as Terragrunt does: those files and
+/// its module's folder, nothing else around them.
+pub(crate) fn roots(files: &[Candidate], limits: Limits) -> Vec<PathBuf> {
+    let mut marked = crate::context::Marked::default();
     let mut out: Vec<PathBuf> = files
         .iter()
         .filter(|c| is_unit(&c.path))
-        .map(|c| crate::context::root_of(&c.path))
+        .flat_map(|c| {
+            let mut r = vec![crate::context::root_of(&c.path)];
+            if !marked.root_of(&c.path) {
+                r.extend(terragrunt::reached(&c.path, limits));
+            }
+            r
+        })
         .collect();
     out.sort();
     out.dedup();

@@ -333,11 +333,14 @@ impl Workspace {
         // Terragrunt units read the files they include above them.
         context
             .roots
-            .extend(crate::terragrunt::roots(&walked.files));
+            .extend(crate::terragrunt::roots(&walked.files, self.limits));
         // Local modules are read wherever in the project they are.
-        context
-            .roots
-            .extend(crate::modules::roots(&self.paths, &walked.files));
+        context.roots.extend(crate::modules::roots(
+            &self.paths,
+            &walked.files,
+            self.limits,
+            self.sources.max_file_size,
+        ));
         // A chart brought in by a named template is read from its folder.
         context.roots.extend(
             walked

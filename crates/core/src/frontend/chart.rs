@@ -49,6 +49,11 @@ pub struct ChartRelease {
     pub namespace_loc: Option<Loc>,
     /// A post-renderer changes what is rendered: the pods are unknown.
     pub post_rendered: bool,
+    /// Who installs the release, and its node in the deployment's graph:
+    /// the dependencies of an umbrella chart that are not vendored are
+    /// releases installed with it, so ordered as it is.
+    pub applied_by: crate::model::AppliedBy,
+    pub resource: Option<crate::model::ResourceRef>,
 }
 
 impl ChartRelease {
@@ -68,6 +73,8 @@ impl ChartRelease {
             declared: Some((name, rel.loc.clone())),
             namespace_loc: Some(rel.namespace.loc.clone()),
             post_rendered: rel.post_rendered,
+            applied_by: rel.applied_by,
+            resource: rel.resource,
             ..ChartRelease::new(dir)
         })
     }
@@ -87,6 +94,8 @@ impl ChartRelease {
             declared: None,
             namespace_loc: None,
             post_rendered: false,
+            applied_by: crate::model::AppliedBy::Controller,
+            resource: None,
         }
     }
 }
@@ -433,8 +442,9 @@ fn dependency_releases(
         let mut r = crate::model::HelmRelease::new(
             Located::new(Known::Known(dep.name.clone()), loc.clone()),
             loc.clone(),
-            crate::model::AppliedBy::Controller,
+            rel.applied_by,
         );
+        r.resource = rel.resource;
         r.name = Located::new(
             match (&rel.name, &rel.declared) {
                 (Known::Known(n), _) => Known::Known(format!("{n}/{key}")),

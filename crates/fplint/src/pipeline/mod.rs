@@ -206,8 +206,13 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     if opts.project_context {
         // The units that run a module folder of the run, read through them.
         let mut near = roots_of(paths, &[], |p| p.is_file());
-        near.extend(crate::terragrunt::roots(&walked.files));
-        near.extend(crate::modules::roots(paths, &walked.files));
+        near.extend(crate::terragrunt::roots(&walked.files, limits));
+        near.extend(crate::modules::roots(
+            paths,
+            &walked.files,
+            limits,
+            max_file_size,
+        ));
         let reader = Sources::new(near);
         let (units, roots) = crate::terragrunt::callers(
             paths,
@@ -232,9 +237,14 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut roots = roots_of(paths, &context.roots, |p| named.contains(p));
     drop(named);
     // Terragrunt units read the files they include above them.
-    roots.extend(crate::terragrunt::roots(&walked.files));
+    roots.extend(crate::terragrunt::roots(&walked.files, limits));
     // Local modules are read wherever in the project they are.
-    roots.extend(crate::modules::roots(paths, &walked.files));
+    roots.extend(crate::modules::roots(
+        paths,
+        &walked.files,
+        limits,
+        max_file_size,
+    ));
     // A chart brought in by a named template is read from its folder.
     roots.extend(
         walked

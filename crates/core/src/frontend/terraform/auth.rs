@@ -26,10 +26,28 @@ const FARGATE_GROUPS: [&str; 3] = [
 const FARGATE_USERNAME: &str = "system:node:{{SessionName}}";
 
 /// What defines the role an ARN expression names: `aws_iam_role.NAME` or
-/// `module.NAME`, when every reference in it points there.
-pub fn role_ref(e: &Expression, prefix: &str) -> Option<String> {
+/// `module.NAME`, when every reference in it points there. An index names
+/// one instance of a `for_each`/`count` role (`aws_iam_role.NAME["key"]`),
+/// and is evaluated in `scope`; one that cannot be is no known reference.
+pub fn role_ref(
+    env: &Env<'_>,
+    e: &Expression,
+    file: FileId,
+    scope: &eval::Scope,
+    prefix: &str,
+) -> Option<String> {
+    let index = instance_index(e);
+    // What the index refers to (`each.key`) is not the role.
+    let mut in_index = match index {
+        Index::One(i) => refs_of_expr(i),
+        _ => Vec::new(),
+    };
     let mut found: Option<String> = None;
     for r in refs_of_expr(e) {
+        if let Some(k) = in_index.iter().position(|x| *x == r) {
+            in_index.swap_remove(k);
+            continue;
+        }
         let target = match (r.root.as_str(), r.attrs.first()) {
             ("aws_iam_role", Some(n)) => format!("{prefix}aws_iam_role.{n}"),
             ("module", Some(n)) => format!("{prefix}module.{n}"),
@@ -40,7 +58,84 @@ pub fn role_ref(e: &Expression, prefix: &str) -> Option<String> {
             _ => found = Some(target),
         }
     }
-    found
+    let mut found = found?;
+    match index {
+        Index::None => {}
+        Index::Many => return None,
+        Index::One(i) => {
+            let v = env.eval(i, file, scope).ok()?;
+            match &v.kind {
+                ValueKind::String(k) => found.push_str(&format!("[\"{k}\"]")),
+                ValueKind::Number(n) => found.push_str(&format!("[{n}]")),
+                _ => return None,
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The index written after `aws_iam_role.NAME` or `module.NAME` in an
+/// expression.
+enum Index<'a> {
+    None,
+    One(&'a Expression),
+    /// Several, or one in a shape not read: no single instance is known.
+    Many,
+}
+
+fn instance_index(e: &Expression) -> Index<'_> {
+    use hcl_edit::expr::TraversalOperator as Op;
+    use hcl_edit::template::Element;
+    let mut out = Index::None;
+    fn walk<'a>(e: &'a Expression, out: &mut Index<'a>, depth: usize) {
+        if depth > 64 || matches!(out, Index::Many) {
+            return;
+        }
+        let put = |i: &'a Expression, out: &mut Index<'a>| {
+            *out = match out {
+                Index::None => Index::One(i),
+                Index::One(x) if *x == i => Index::One(i),
+                _ => Index::Many,
+            }
+        };
+        match e {
+            Expression::Traversal(t) => {
+                let ops: Vec<&Op> = t.operators.iter().map(|o| o.value()).collect();
+                match (&t.expr, ops.as_slice()) {
+                    (Expression::Variable(_), [Op::GetAttr(_), Op::Index(i), ..]) => put(i, out),
+                    (
+                        Expression::Variable(_),
+                        [Op::GetAttr(_), Op::LegacyIndex(_) | Op::AttrSplat(_) | Op::FullSplat(_), ..],
+                    ) => *out = Index::Many,
+                    (Expression::Variable(_), _) => {}
+                    (inner, _) => walk(inner, out, depth + 1),
+                }
+            }
+            Expression::StringTemplate(t) => {
+                for el in t.iter() {
+                    if let Element::Interpolation(i) = el {
+                        walk(&i.expr, out, depth + 1);
+                    }
+                }
+            }
+            Expression::HeredocTemplate(h) => {
+                for el in h.template.iter() {
+                    if let Element::Interpolation(i) = el {
+                        walk(&i.expr, out, depth + 1);
+                    }
+                }
+            }
+            Expression::Parenthesis(p) => walk(p.inner(), out, depth + 1),
+            Expression::FuncCall(f) => f.args.iter().for_each(|x| walk(x, out, depth + 1)),
+            Expression::Conditional(c) => {
+                walk(&c.true_expr, out, depth + 1);
+                walk(&c.false_expr, out, depth + 1);
+            }
+            _ => {}
+        }
+    }
+    walk(e, &mut out, 0);
+    out
 }
 
 /// Marks the reference of a role a module creates for its profile: no
@@ -72,7 +167,7 @@ pub fn module_profile_role(
                 v.span.unwrap_or_default(),
                 &crate::path::dot(path, "iam_role_arn"),
             )),
-            expr_at(env, v).and_then(|e| role_ref(&e, prefix)),
+            expr_at(env, v).and_then(|e| role_ref(env, &e, file_of(v), &Vec::new(), prefix)),
         ),
         None => (None, None),
     }
@@ -89,6 +184,11 @@ fn expr_at(env: &Env<'_>, v: &Value) -> Option<Expression> {
         .and_then(|t| t.strip_suffix('}'))
         .unwrap_or(text);
     hcl_edit::parser::parse_expr(text).ok()
+}
+
+/// The file a value was read from, to evaluate what is written there.
+fn file_of(v: &Value) -> FileId {
+    v.span.map(|s| s.file).unwrap_or_default()
 }
 
 /// The written name of `aws_iam_role.NAME` in this module.
@@ -125,7 +225,9 @@ fn mapping(env: &Env<'_>, item: &Value, path: String, prefix: &str) -> RoleMappi
         .filter(|s| !s.contains("${"))
         .into();
     let role_ref = match (&role_arn, arn) {
-        (Known::Unknown, Some(a)) => expr_at(env, a).and_then(|e| role_ref(&e, prefix)),
+        (Known::Unknown, Some(a)) => {
+            expr_at(env, a).and_then(|e| role_ref(env, &e, file_of(a), &Vec::new(), prefix))
+        }
         _ => None,
     };
     let role_name = role_ref.as_deref().and_then(|r| role_name(env, r, prefix));
@@ -326,7 +428,9 @@ pub fn module_aws_auth(
                 for (i, item) in items.iter().enumerate() {
                     let role_arn: Known<String> = eval::scalar_text(item).into();
                     let role_ref = match role_arn {
-                        Known::Unknown => expr_at(ctx.env, item).and_then(|e| role_ref(&e, prefix)),
+                        Known::Unknown => expr_at(ctx.env, item).and_then(|e| {
+                            role_ref(ctx.env, &e, file_of(item), &Vec::new(), prefix)
+                        }),
                         Known::Known(_) => None,
                     };
                     let role_name = role_ref
@@ -431,6 +535,71 @@ resource "kubernetes_config_map_v1_data" "aws_auth" {
             Known::Known("arn:aws:iam::111122223333:role/ci".into())
         );
         assert_eq!(roles[2].role_ref, None);
+    }
+
+    #[test]
+    fn for_each_roles_are_named_per_instance() {
+        let raw = r#"
+resource "aws_eks_cluster" "c" {
+  name     = "shop"
+  role_arn = "arn:aws:iam::111122223333:role/eks"
+  vpc_config {
+    subnet_ids = ["subnet-1"]
+  }
+}
+locals {
+  profiles = { system = "kube-system", apps = "apps" }
+}
+resource "aws_iam_role" "pods" {
+  for_each           = local.profiles
+  name_prefix        = "shop-${each.key}-"
+  assume_role_policy = "{}"
+}
+resource "aws_eks_fargate_profile" "p" {
+  for_each               = local.profiles
+  cluster_name           = aws_eks_cluster.c.name
+  fargate_profile_name   = each.key
+  pod_execution_role_arn = aws_iam_role.pods[each.key].arn
+  selector {
+    namespace = each.value
+  }
+}
+resource "kubernetes_config_map" "aws_auth" {
+  metadata {
+    name      = "aws-auth"
+    namespace = "kube-system"
+  }
+  data = {
+    mapRoles = <<-YAML
+      - rolearn: ${aws_iam_role.pods["system"].arn}
+        username: system:node:{{SessionName}}
+        groups: [system:bootstrappers, system:nodes, system:node-proxier]
+      - rolearn: ${aws_iam_role.pods[local.unknown].arn}
+        groups: [system:masters]
+    YAML
+  }
+}
+"#;
+        let (out, _, _) = load(&[("main.tf", raw)]);
+        let refs: Vec<_> = out.clusters[0]
+            .fargate_profiles
+            .iter()
+            .map(|p| p.role_ref.as_deref())
+            .collect();
+        assert_eq!(
+            refs,
+            [
+                Some("aws_iam_role.pods[\"apps\"]"),
+                Some("aws_iam_role.pods[\"system\"]")
+            ]
+        );
+        let roles = out.aws_auth[0].roles.known().unwrap();
+        assert_eq!(
+            roles[0].role_ref.as_deref(),
+            Some("aws_iam_role.pods[\"system\"]")
+        );
+        // An index that cannot be evaluated names no one instance.
+        assert_eq!(roles[1].role_ref, None);
     }
 
     #[test]

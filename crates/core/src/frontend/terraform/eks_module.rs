@@ -563,7 +563,7 @@ fn read_instance(
                             &crate::path::dot(&module_path, "iam_role_arn"),
                         )
                     });
-                    super::auth::role_ref(e, prefix)
+                    super::auth::role_ref(ctx.env, e, file, sc, prefix)
                 }
                 (true, None) => None,
                 (false, _) => Some(format!("{prefix}module.{name}{}", super::auth::CREATED)),

@@ -8,7 +8,7 @@ use super::{located_str, text, Builder, Ctx};
 use crate::frontend::shared::values::{insert, merge, parse_path};
 use crate::model::{HelmRelease, Known, Loc, Located, ResourceRef, ValueSource, ValueSourceKind};
 use crate::source::{FileId, Span};
-use crate::value::{Value, ValueKind};
+use crate::value::{MapKey, Value, ValueKind};
 use hcl_edit::structure::Block;
 use hcl_edit::Span as _;
 
@@ -80,7 +80,68 @@ pub fn read(
             post_rendered: false,
         };
         render_local(b, ctx, &rel);
+        applications(b, ctx, file, &rel);
         b.releases.push(rel);
+    }
+}
+
+/// The Argo CD `Application`s a release of the `argocd-apps` chart
+/// creates, one per entry of its `applications` value (a map by name from
+/// 1.0, a list of entries with `name` before): created in this apply, so
+/// ordered as the release is.
+fn applications(b: &mut Builder, ctx: &Ctx<'_, '_>, file: FileId, rel: &HelmRelease) {
+    let is_apps = rel
+        .chart
+        .known()
+        .is_some_and(|c| c.rsplit('/').next() == Some("argocd-apps"));
+    let Some(apps) = rel
+        .values
+        .known()
+        .filter(|_| is_apps)
+        .and_then(|v| v.get("applications"))
+    else {
+        return;
+    };
+    let at = crate::path::dot(&rel.loc.path, "applications");
+    let entries: Vec<(Option<Value>, &Value, String)> = match &apps.kind {
+        ValueKind::Map(m) => m
+            .iter()
+            .map(|(k, v)| {
+                let name = Value::new(ValueKind::String(k.name.clone()), k.span);
+                (Some(name), v, crate::path::dot(&at, &k.name))
+            })
+            .collect(),
+        ValueKind::List(l) => l
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.get("name").cloned(), v, crate::path::index(&at, i)))
+            .collect(),
+        _ => return,
+    };
+    let key = |n: &str, span| MapKey {
+        name: n.into(),
+        span,
+    };
+    for (name, spec, path) in entries {
+        let span = spec.span;
+        let text = |t: &str| Value::new(ValueKind::String(t.into()), span);
+        let mut meta = Vec::new();
+        if let Some(n) = name {
+            meta.push((key("name", n.span), n));
+        }
+        let obj = Value::new(
+            ValueKind::Map(vec![
+                (key("apiVersion", span), text("argoproj.io/v1alpha1")),
+                (key("kind", span), text("Application")),
+                (
+                    key("metadata", span),
+                    Value::new(ValueKind::Map(meta), span),
+                ),
+                (key("spec", span), spec.clone()),
+            ]),
+            span,
+        );
+        super::manifests::application(b, ctx, file, &obj, &path, rel.resource);
     }
 }
 
@@ -109,7 +170,15 @@ fn render_local(b: &mut Builder, ctx: &Ctx<'_, '_>, rel: &HelmRelease) {
     b.aws_auth.append(&mut rendered.unit.aws_auth);
     b.karpenter.append(&mut rendered.unit.karpenter);
     b.limit_hits.append(&mut rendered.unit.diagnostics);
-    b.declared.append(&mut rendered.unit.releases);
+    // Dependencies installed with the release are placed as it is; what a
+    // controller applies is declared.
+    for r in rendered.unit.releases {
+        if r.applied_by == crate::model::AppliedBy::Deployment {
+            b.releases.push(r);
+        } else {
+            b.declared.push(r);
+        }
+    }
     b.directory_sources
         .append(&mut rendered.unit.directory_sources);
 }

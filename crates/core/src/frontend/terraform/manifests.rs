@@ -55,6 +55,9 @@ pub fn read(
             continue;
         }
         let mut unit = UnitOutput::default();
+        if application(b, ctx, file, &obj, &path, resource) {
+            continue;
+        }
         objects::load_object(&obj, &path, &mut unit);
         for mut w in unit.workloads {
             w.resource = resource;
@@ -68,6 +71,102 @@ pub fn read(
             b.aws_auth.push(a);
         }
         b.karpenter.append(&mut unit.karpenter);
+    }
+}
+
+/// An Argo CD `Application` created in this apply (a manifest resource,
+/// `argocd_application`): Argo CD syncs it at once, so its releases are
+/// ordered as the resource that creates it is, not as a controller's work
+/// that waits for the profiles. `false` for any other object.
+pub(super) fn application(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    file: FileId,
+    obj: &Value,
+    path: &str,
+    resource: Option<ResourceRef>,
+) -> bool {
+    let api = obj
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if !crate::frontend::argocd::recognise(api, kind) {
+        return false;
+    }
+    let mut unit = UnitOutput::default();
+    if let Some(f) = ctx.env.file(file) {
+        crate::frontend::argocd::load(&f, obj, path, &mut unit);
+    }
+    for mut rel in unit.releases {
+        rel.applied_by = crate::model::AppliedBy::Deployment;
+        rel.resource = resource;
+        b.releases.push(rel);
+    }
+    true
+}
+
+/// `argocd_application`: its blocks in the provider's snake_case schema,
+/// read as the `Application` object they create.
+pub fn read_application(
+    b: &mut Builder,
+    ctx: &Ctx<'_, '_>,
+    block: &Block,
+    file: FileId,
+    name: &str,
+    prefix: &str,
+) {
+    let addr = format!("{prefix}argocd_application.{name}");
+    let resource = b
+        .graph
+        .node(&addr)
+        .map(|node| ResourceRef { graph: 0, node });
+    let header = span_of(file, block.span()).unwrap_or_default();
+    let Known::Known(insts) = ctx.instances(block, file) else {
+        return;
+    };
+    for inst in insts {
+        let path = format!("{addr}{}", inst.suffix);
+        let mut obj = block_value(ctx, inst.body, file, &inst.scope, "", 0);
+        argocd_keys(&mut obj, 0);
+        let ValueKind::Map(entries) = &mut obj.kind else {
+            continue;
+        };
+        for (k, v) in [
+            ("apiVersion", "argoproj.io/v1alpha1"),
+            ("kind", "Application"),
+        ] {
+            entries.insert(
+                0,
+                (
+                    MapKey {
+                        name: k.into(),
+                        span: Some(header),
+                    },
+                    Value::new(ValueKind::String(v.into()), Some(header)),
+                ),
+            );
+        }
+        application(b, ctx, file, &obj, &path, resource);
+    }
+}
+
+/// The provider's names that are not the object's in camel case.
+fn argocd_keys(v: &mut Value, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    match &mut v.kind {
+        ValueKind::Map(entries) => {
+            for (k, x) in entries.iter_mut() {
+                if k.name == "repoUrl" {
+                    k.name = "repoURL".into();
+                }
+                argocd_keys(x, depth + 1);
+            }
+        }
+        ValueKind::List(items) => items.iter_mut().for_each(|x| argocd_keys(x, depth + 1)),
+        _ => {}
     }
 }
 
@@ -212,6 +311,8 @@ const LIST_BLOCKS: &[(&str, &str)] = &[
     ("option", "options"),
     ("http_header", "httpHeaders"),
     ("items", "items"),
+    // `argocd_application`'s Helm parameters.
+    ("parameter", "parameters"),
 ];
 
 /// The list a repeated block becomes. Under `pod_affinity` and

@@ -1325,6 +1325,9 @@ impl Builder {
                 ("resource", Some(t @ ("kubectl_manifest" | "kubernetes_manifest")), Some(n)) => {
                     manifests::read(self, &ctx, b, *file, t, n, prefix);
                 }
+                ("resource", Some("argocd_application"), Some(n)) => {
+                    manifests::read_application(self, &ctx, b, *file, n, prefix);
+                }
                 ("resource", Some(t), Some(n)) if t.starts_with("kubernetes_") => {
                     manifests::read_typed(self, &ctx, b, *file, t, n, prefix);
                 }

@@ -153,7 +153,7 @@ pub fn read(
                     selectors_loc,
                     subnets,
                     pod_execution_role: role,
-                    role_ref: arn.and_then(|e| super::auth::role_ref(e, prefix)),
+                    role_ref: arn.and_then(|e| super::auth::role_ref(ctx.env, e, file, sc, prefix)),
                     resource,
                     created_concurrently: awscc,
                 });

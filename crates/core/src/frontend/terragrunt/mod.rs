@@ -861,6 +861,22 @@ fn has_tf(dir: &Path) -> bool {
     })
 }
 
+/// What a unit reads wherever it lies, as Terragrunt does past any project
+/// root: the files its includes, `find_in_parent_folders` and
+/// `read_terragrunt_config` reach, and the folder of its local module.
+/// Bounded as the frontend's reading is (climbs, include depth, `limits`).
+pub fn reached(unit_file: &Path, limits: Limits) -> Vec<PathBuf> {
+    let sources = Sources::new(Vec::new());
+    let mut out: Vec<PathBuf> = local_sources(unit_file, &sources, limits)
+        .into_iter()
+        .map(|d| abs(&d))
+        .collect();
+    out.extend(sources.all().iter().filter_map(|f| sources.disk_path(f.id)));
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The folders of the run's units whose module is code on disk: those
 /// folders are linted through the units that call them. Read from disk
 /// without modelling: the unit's own and its includes' `terraform { source }`.
