@@ -78,7 +78,24 @@ pub fn join_clusters_with(
 ) -> Joined {
     let joined = join_parts(project, &sigs, folder);
     distinct_keys(project);
+    serve_stray_capacity(project);
     joined
+}
+
+/// Capacity whose cluster is not known may be any cluster's it could
+/// serve: theirs is unknown, unless declared.
+fn serve_stray_capacity(project: &mut Project) {
+    if project.stray_capacity.is_empty() {
+        return;
+    }
+    for c in &mut project.clusters {
+        if matches!(c.capacity, Capacity::Declared(_)) {
+            continue;
+        }
+        if project.stray_capacity.iter().any(|s| s.may_serve(c)) {
+            c.capacity = Capacity::Unknown;
+        }
+    }
 }
 
 fn join_parts(

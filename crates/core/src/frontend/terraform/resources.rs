@@ -166,6 +166,10 @@ pub fn read(
                 let loc = Loc::new(bspan, addr.clone());
                 b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix)
             });
+            if ci.is_none() {
+                let name = cval.as_ref().and_then(super::eval::scalar_text);
+                b.note_unattributed(name, Loc::new(bspan, addr.clone()));
+            }
             match ctx.instances(block, file) {
                 Known::Unknown => b.note_capacity(ci, Capacity::Unknown),
                 Known::Known(insts) => {
