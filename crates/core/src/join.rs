@@ -153,7 +153,21 @@ fn join_parts(
         // Another Terraform root's cluster, named through that root's
         // outputs: the definition at that place, when the run has it.
         if let Some(RootReference::Definition(at)) = c.root_reference {
-            if let Some([j]) = defined_at.get(&at).map(Vec::as_slice) {
+            // Clusters of one module's code that several roots call are
+            // told apart by name.
+            let there: Vec<usize> = defined_at
+                .get(&at)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(
+                    |&j| match (c.name.known(), project.clusters[j].name.known()) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    },
+                )
+                .collect();
+            if let [j] = there.as_slice() {
                 into[i] = Some(*j);
             }
             continue;

@@ -8,7 +8,7 @@ mod auth;
 pub(crate) mod eks_module;
 pub(crate) mod eval;
 mod functions;
-mod graph;
+pub(crate) mod graph;
 pub(crate) mod helm;
 mod iam;
 mod json_syntax;
@@ -16,7 +16,7 @@ mod manifests;
 mod network;
 mod pod_identity;
 mod resources;
-mod roots;
+pub(crate) mod roots;
 mod text;
 
 #[cfg(test)]
@@ -114,6 +114,7 @@ pub(crate) fn load_written(
     vars: HashMap<String, Value>,
     sources: &Sources,
     limits: Limits,
+    into: Option<(roots::Defined, Loc)>,
 ) -> (UnitOutput, Value) {
     let mut out = UnitOutput {
         formats: vec![Format::Terraform],
@@ -140,7 +141,19 @@ pub(crate) fn load_written(
         root_dir: dir.to_path_buf(),
         ..Builder::default()
     };
+    // A cluster another unit defines, which this one reads the outputs of:
+    // known before the code is read, so that names of it resolve to it.
+    let joined = into.map(|(d, loc)| {
+        let i = b.defined_elsewhere(&d, &loc);
+        if let Some(n) = d.name.known() {
+            b.by_name.insert(n.clone(), i);
+        }
+        i
+    });
     let outputs = b.load(&module, sources, limits, Inputs::Root(vars), "", 0);
+    if let Some(i) = joined.filter(|_| !b.defines_cluster()) {
+        b.deploys_into.push(i);
+    }
     b.finish(&mut out);
     json_syntax::clear();
     (out, outputs)
