@@ -268,6 +268,23 @@ impl Project {
             .filter_map(|&i| self.workloads.get(i).map(|w| &**w))
     }
 
+    /// A change of CoreDNS's Deployment that reaches `cluster`: one its own
+    /// code makes ([`Cluster::coredns_patch`]), or a workload that runs on
+    /// it (a Job or Helm hook running `kubectl patch`); unknown when one of
+    /// them may be.
+    pub fn coredns_patch(&self, cluster: &Cluster) -> Known<Option<Loc>> {
+        let mut out = cluster.coredns_patch.clone();
+        for w in self.workloads_for(&cluster.key) {
+            match (&w.coredns_patch, &out) {
+                (_, Known::Known(Some(_))) => break,
+                (Known::Known(true), _) => out = Known::Known(Some(w.loc.clone())),
+                (Known::Unknown, _) => out = Known::Unknown,
+                (Known::Known(false), _) => {}
+            }
+        }
+        out
+    }
+
     /// Whether a file was read only for context, never named by the user.
     pub fn is_context_only(&self, file: crate::source::FileId) -> bool {
         self.context_files.contains(&file) && !self.given_files.contains(&file)
