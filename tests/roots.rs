@@ -161,8 +161,61 @@ fn a_state_in_s3_is_not_read() {
         ),
     );
     let got = found(d.path(), &[d.path().to_path_buf()]);
-    // Which cluster the release goes to is unknown: the cluster is judged alone.
+    // Which cluster Karpenter serves is unknown: it may be this one's.
+    assert_eq!(got, Vec::<String>::new());
+}
+
+/// `k8s` with its provider configured from a state fplint does not read,
+/// and Karpenter's values as given.
+fn karpenter_from_s3(values: &str) -> String {
+    K8S.replace(
+        "backend = \"local\"\n  config = {\n    path = \"../eks/terraform.tfstate\"\n  }",
+        "backend = \"s3\"\n  config = {\n    bucket = \"shop-state\"\n    key    = \"eks/terraform.tfstate\"\n  }",
+    )
+    .replace(
+        "  version    = \"1.1.0\"\n",
+        &format!("  version    = \"1.1.0\"\n{values}"),
+    )
+}
+
+#[test]
+fn karpenter_named_for_another_cluster_leaves_this_one_without_nodes() {
+    let d = project();
+    let values = "  values     = [yamlencode({ settings = { clusterName = \"tools\" } })]\n";
+    write(d.path(), "k8s/main.tf", &karpenter_from_s3(values));
+    let got = found(d.path(), &[d.path().to_path_buf()]);
     assert_eq!(got, [format!("eks/main.tf:12: {NO_COREDNS}")]);
+}
+
+#[test]
+fn karpenter_named_for_this_cluster_is_its_capacity() {
+    let d = project();
+    let values = "  set {\n    name  = \"settings.clusterName\"\n    value = \"shop-prod\"\n  }\n";
+    write(d.path(), "k8s/main.tf", &karpenter_from_s3(values));
+    let got = found(d.path(), &[d.path().to_path_buf()]);
+    assert_eq!(got, Vec::<String>::new());
+}
+
+#[test]
+fn a_node_group_for_a_cluster_not_told_may_serve_any() {
+    let d = project();
+    let group = |name: &str| {
+        format!(
+            "variable \"cluster\" {{\n  type = string\n}}\n\nresource \"aws_eks_node_group\" \"workers\" {{\n  cluster_name    = {name}\n  node_group_name = \"workers\"\n  node_role_arn   = \"arn:aws:iam::111122223333:role/nodes\"\n  subnet_ids      = [\"subnet-0a1\"]\n  scaling_config {{\n    desired_size = 1\n    max_size     = 1\n    min_size     = 1\n  }}\n}}\n"
+        )
+    };
+    std::fs::remove_file(d.path().join("k8s/main.tf")).ok();
+    write(d.path(), "nodes/main.tf", &group("var.cluster"));
+    assert_eq!(
+        found(d.path(), &[d.path().to_path_buf()]),
+        Vec::<String>::new()
+    );
+    // Named for a cluster the run does not define: not this one's.
+    write(d.path(), "nodes/main.tf", &group("\"tools\""));
+    assert_eq!(
+        found(d.path(), &[d.path().to_path_buf()]),
+        [format!("eks/main.tf:12: {NO_COREDNS}")]
+    );
 }
 
 #[test]
@@ -288,11 +341,17 @@ fn an_editor_sees_the_second_root_change() {
     ws.remove_overlay(&k8s);
     assert_eq!(codes(&mut ws), Vec::<&str>::new());
     // The `eks` root's output no longer names the cluster: the provider
-    // names none, and the release is nobody's.
+    // names none, and Karpenter may serve any cluster.
     let eks = d.path().join("eks/main.tf");
     ws.set_overlay(
         &eks,
         EKS.replace("aws_eks_cluster.main.endpoint", "\"https://example.com\""),
+    );
+    assert_eq!(codes(&mut ws), Vec::<&str>::new());
+    // Karpenter goes there too: the cluster has no capacity.
+    ws.set_overlay(
+        &k8s,
+        K8S.replace("chart      = \"karpenter\"", "chart      = \"keda\""),
     );
     assert_eq!(codes(&mut ws), ["FP005"]);
 }
@@ -388,5 +447,6 @@ fn a_provider_configured_from_a_kubeconfig_may_deploy_anywhere() {
         K8S.to_string() + "\nprovider \"kubernetes\" {\n  config_path = \"~/.kube/config\"\n}\n";
     write(d.path(), "k8s/main.tf", &text);
     let got = found(d.path(), &[d.path().to_path_buf()]);
-    assert_eq!(got, [format!("eks/main.tf:12: {NO_COREDNS}")]);
+    // Karpenter may serve any cluster: this one's capacity is unknown.
+    assert_eq!(got, Vec::<String>::new());
 }

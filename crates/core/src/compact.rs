@@ -230,6 +230,7 @@ fields!(Workload {
     resource,
     cluster_key,
     variant,
+    coredns_patch,
 });
 fields!(Variant {
     name,

@@ -78,7 +78,24 @@ pub fn join_clusters_with(
 ) -> Joined {
     let joined = join_parts(project, &sigs, folder);
     distinct_keys(project);
+    serve_stray_capacity(project);
     joined
+}
+
+/// Capacity whose cluster is not known may be any cluster's it could
+/// serve: theirs is unknown, unless declared.
+fn serve_stray_capacity(project: &mut Project) {
+    if project.stray_capacity.is_empty() {
+        return;
+    }
+    for c in &mut project.clusters {
+        if matches!(c.capacity, Capacity::Declared(_)) {
+            continue;
+        }
+        if project.stray_capacity.iter().any(|s| s.may_serve(c)) {
+            c.capacity = Capacity::Unknown;
+        }
+    }
 }
 
 fn join_parts(
@@ -138,7 +155,21 @@ fn join_parts(
         // Another Terraform root's cluster, named through that root's
         // outputs: the definition at that place, when the run has it.
         if let Some(RootReference::Definition(at)) = c.root_reference {
-            if let Some([j]) = defined_at.get(&at).map(Vec::as_slice) {
+            // Clusters of one module's code that several roots call are
+            // told apart by name.
+            let there: Vec<usize> = defined_at
+                .get(&at)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(
+                    |&j| match (c.name.known(), project.clusters[j].name.known()) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    },
+                )
+                .collect();
+            if let [j] = there.as_slice() {
                 into[i] = Some(*j);
             }
             continue;

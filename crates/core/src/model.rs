@@ -184,6 +184,11 @@ pub struct Project {
     /// variable or a data source, often in a root module of its own): it
     /// may be any cluster's CoreDNS add-on.
     pub stray_addons: bool,
+    /// EC2 capacity whose cluster could not be told (Karpenter installed
+    /// through a provider configured elsewhere, a node group naming a
+    /// cluster by an unknown value): every cluster of the run it could
+    /// serve may have nodes.
+    pub stray_capacity: Vec<StrayCapacity>,
     /// Helm releases declared outside any cluster's unit (Argo CD, Flux,
     /// helmfile), until the run assigns them and copies each into its
     /// cluster's [`Cluster::helm_releases`].
@@ -261,6 +266,23 @@ impl Project {
             .map_or(&[][..], Vec::as_slice)
             .iter()
             .filter_map(|&i| self.workloads.get(i).map(|w| &**w))
+    }
+
+    /// A change of CoreDNS's Deployment that reaches `cluster`: one its own
+    /// code makes ([`Cluster::coredns_patch`]), or a workload that runs on
+    /// it (a Job or Helm hook running `kubectl patch`); unknown when one of
+    /// them may be.
+    pub fn coredns_patch(&self, cluster: &Cluster) -> Known<Option<Loc>> {
+        let mut out = cluster.coredns_patch.clone();
+        for w in self.workloads_for(&cluster.key) {
+            match (&w.coredns_patch, &out) {
+                (_, Known::Known(Some(_))) => break,
+                (Known::Known(true), _) => out = Known::Known(Some(w.loc.clone())),
+                (Known::Unknown, _) => out = Known::Unknown,
+                (Known::Known(false), _) => {}
+            }
+        }
+        out
     }
 
     /// Whether a file was read only for context, never named by the user.
@@ -363,6 +385,26 @@ pub struct Cluster {
     /// (a module it does not read is given the cluster), so the joined
     /// cluster's capacity is unknown.
     pub root_may_add_nodes: bool,
+}
+
+/// EC2 capacity declared for a cluster the code does not tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrayCapacity {
+    /// The name of the cluster it serves, when something known says it
+    /// (Karpenter's `settings.clusterName`); any cluster when `None`.
+    pub cluster: Option<String>,
+    /// What declares it.
+    pub loc: Loc,
+}
+
+impl StrayCapacity {
+    /// Whether it may serve `cluster`.
+    pub fn may_serve(&self, cluster: &Cluster) -> bool {
+        match (&self.cluster, cluster.name.known()) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+    }
 }
 
 /// How a Terraform root names a cluster that another root defines.

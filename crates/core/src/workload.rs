@@ -74,6 +74,9 @@ pub struct Workload {
     /// The variant it was built for, when the manifests are assembled
     /// (a kustomize overlay): one base can be deployed several ways.
     pub variant: Option<Box<Variant>>,
+    /// Whether applying it changes CoreDNS's Deployment (see
+    /// [`object_patches_coredns`]).
+    pub coredns_patch: Known<bool>,
 }
 
 /// One way of deploying shared manifests: an overlay, named by its folder
@@ -539,4 +542,85 @@ pub struct NodeClass {
     /// Whether Karpenter treats it as a custom AMI (`amiFamily: Custom`),
     /// located at `amiFamily` or the `amiSelectorTerms` alias.
     pub custom_ami: Located<bool>,
+}
+
+/// Whether a command runs `kubectl patch` (or `annotate`, `rollout`) on
+/// CoreDNS's Deployment: the usual way to move EKS's CoreDNS onto Fargate
+/// without its add-on.
+pub fn command_patches_coredns(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains("kubectl")
+        && ["patch", "annotate", "rollout"]
+            .iter()
+            .any(|v| t.contains(v))
+        && t.contains("coredns")
+}
+
+/// Whether applying a Kubernetes object changes CoreDNS's Deployment in
+/// `kube-system`: the Deployment itself, or a Job, CronJob or Pod (a Helm
+/// hook too) whose containers run a CoreDNS patch. Another object whose
+/// name and namespace are known is no patch. Unknown when what decides it
+/// cannot be read.
+pub fn object_patches_coredns(obj: &Value) -> Known<bool> {
+    use crate::value::ValueKind;
+    if obj.is_unknown() {
+        return Known::Unknown;
+    }
+    let text = |v: Option<&Value>| v.map(|v| v.as_str().map(str::to_string));
+    let Some(Some(kind)) = text(obj.get("kind")) else {
+        return Known::Unknown;
+    };
+    let meta = obj.get("metadata");
+    let name = text(meta.and_then(|m| m.get("name")));
+    let ns = text(meta.and_then(|m| m.get("namespace")));
+    match kind.as_str() {
+        "Job" | "CronJob" | "Pod" => {
+            // Every string of the object, and whether one is unknown.
+            fn strings(v: &Value, out: &mut String, unknown: &mut bool, depth: usize) {
+                if depth > 64 {
+                    *unknown = true;
+                    return;
+                }
+                match &v.kind {
+                    ValueKind::String(s) => {
+                        out.push_str(s);
+                        out.push(' ');
+                    }
+                    ValueKind::Unknown => *unknown = true,
+                    ValueKind::List(items) => {
+                        for i in items {
+                            strings(i, out, unknown, depth + 1);
+                        }
+                    }
+                    ValueKind::Map(entries) => {
+                        for (_, x) in entries {
+                            strings(x, out, unknown, depth + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let (mut all, mut unknown) = (String::new(), false);
+            if let Some(spec) = obj.get("spec") {
+                strings(spec, &mut all, &mut unknown, 0);
+            }
+            if command_patches_coredns(&all) {
+                Known::Known(true)
+            } else if unknown {
+                Known::Unknown
+            } else {
+                Known::Known(false)
+            }
+        }
+        // Any object named `coredns` in `kube-system` (its Deployment, an
+        // annotation of it) may change it.
+        _ => match (name, ns) {
+            (Some(Some(n)), Some(Some(ns))) => {
+                Known::Known(n == "coredns" && ns == "kube-system" && kind == "Deployment")
+            }
+            // A namespace not written is the default one (or the provider's).
+            (Some(Some(n)), None) if n != "coredns" => Known::Known(false),
+            _ => Known::Unknown,
+        },
+    }
 }

@@ -220,6 +220,9 @@ impl Assembled {
             && out.pod_identities.is_empty()
             // Declared releases are copied into clusters: build again.
             && self.project.releases.is_empty()
+            // Capacity of no known cluster reaches every cluster: build again.
+            && self.project.stray_capacity.is_empty()
+            && out.stray_capacity.is_empty()
             && self.project.directory_sources.is_empty()
             && out.releases.is_empty()
             && out.directory_sources.is_empty()

@@ -128,6 +128,8 @@ pub struct UnitOutput {
     pub planned: Vec<crate::model::PlannedResource>,
     /// See [`Project::stray_addons`].
     pub stray_addons: bool,
+    /// See [`Project::stray_capacity`].
+    pub stray_capacity: Vec<crate::model::StrayCapacity>,
     /// Helm releases declared outside a cluster's unit; see [`Project::releases`].
     pub releases: Vec<crate::model::HelmRelease>,
     /// Folders of manifests a controller applies; see [`Project::directory_sources`].
@@ -207,6 +209,7 @@ pub fn absorb(project: &mut Project, mut unit: UnitOutput) -> Vec<Diagnostic> {
     project.terraform_blocks.append(&mut unit.terraform_blocks);
     project.planned.append(&mut unit.planned);
     project.stray_addons |= unit.stray_addons;
+    project.stray_capacity.append(&mut unit.stray_capacity);
     project.releases.append(&mut unit.releases);
     project
         .directory_sources

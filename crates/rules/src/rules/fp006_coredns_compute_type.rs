@@ -24,14 +24,15 @@ impl Rule for CorednsComputeType {
                 continue;
             }
             // A patch of the Deployment in the code moves CoreDNS itself.
-            if matches!(cluster.coredns_patch, Known::Known(Some(_))) {
+            let patch = ctx.project.coredns_patch(cluster);
+            if matches!(patch, Known::Known(Some(_))) {
                 continue;
             }
             match cluster.coredns_addon() {
                 Known::Known(Some(addon)) => check_addon(cluster, addon, out),
                 // An add-on whose cluster is not known may be this one's.
                 Known::Known(None) if !ctx.project.stray_addons => {
-                    check_self_managed(cluster, out);
+                    check_self_managed(cluster, &patch, out);
                 }
                 Known::Known(None) => {}
                 Known::Unknown => {}
@@ -42,10 +43,14 @@ impl Rule for CorednsComputeType {
 
 /// No add-on: EKS's own CoreDNS keeps its EC2 annotation until something
 /// patches it, and nothing in the code does.
-fn check_self_managed(cluster: &Cluster, out: &mut Vec<Diagnostic>) {
+fn check_self_managed(
+    cluster: &Cluster,
+    patch: &Known<Option<fplint_core::model::Loc>>,
+    out: &mut Vec<Diagnostic>,
+) {
     if !cluster.defined
         || cluster.self_managed_addons != Known::Known(true)
-        || cluster.coredns_patch != Known::Known(None)
+        || *patch != Known::Known(None)
     {
         return;
     }

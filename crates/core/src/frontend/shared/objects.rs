@@ -96,6 +96,7 @@ pub fn load_object(obj: &Value, path: &str, out: &mut UnitOutput) {
         resource: None,
         cluster_key: None,
         variant: None,
+        coredns_patch: crate::workload::object_patches_coredns(obj),
     });
 }
 

@@ -593,8 +593,14 @@ fn read_instance(
         Kind::NodeGroup => {
             let cexpr = body.get_attribute("cluster_name").map(|a| &a.value);
             let cval = attr("cluster_name");
-            let ci = b.cluster_of(cexpr, cval.as_ref(), prefix);
             let loc = Loc::new(bspan, module_path.clone());
+            let ci = b
+                .cluster_of(cexpr, cval.as_ref(), prefix)
+                .or_else(|| b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix));
+            if ci.is_none() {
+                let name = cval.as_ref().and_then(super::eval::scalar_text);
+                b.note_unattributed(name, loc.clone());
+            }
             if let Some(i) = ci {
                 b.clusters[i].node_groups.push(NodeGroup {
                     name: located_str(attr("name").as_ref(), bspan, &module_path),

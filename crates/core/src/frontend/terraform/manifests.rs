@@ -27,17 +27,21 @@ pub fn read(
         .node(&addr)
         .map(|node| ResourceRef { graph: 0, node });
     let Known::Known(insts) = ctx.instances(block, file) else {
+        b.coredns_unknown = true;
         return;
     };
+    let header = span_of(file, block.span()).unwrap_or_default();
     for inst in insts {
         let path = format!("{addr}{}", inst.suffix);
         let sc = &inst.scope;
         let obj = match rtype {
             "kubectl_manifest" => {
                 let Some(body) = ctx.eval_attr(&block.body, "yaml_body", file, sc) else {
+                    b.coredns_unknown = true;
                     continue;
                 };
                 let Some(mut obj) = text::decode(ctx.env, &body) else {
+                    b.coredns_unknown = true;
                     continue;
                 };
                 // `override_namespace` wins over the manifest's own.
@@ -48,9 +52,13 @@ pub fn read(
             }
             _ => match ctx.eval_attr(&block.body, "manifest", file, sc) {
                 Some(m) => m,
-                None => continue,
+                None => {
+                    b.coredns_unknown = true;
+                    continue;
+                }
             },
         };
+        note_coredns_patch(b, &obj, &path, header);
         if obj.is_unknown() {
             continue;
         }
@@ -170,6 +178,15 @@ fn argocd_keys(v: &mut Value, depth: usize) {
     }
 }
 
+/// A change of CoreDNS's Deployment the object makes, or may make.
+fn note_coredns_patch(b: &mut Builder, obj: &Value, path: &str, header: crate::source::Span) {
+    match crate::workload::object_patches_coredns(obj) {
+        Known::Known(true) => b.coredns_patches.push(crate::model::Loc::new(header, path)),
+        Known::Known(false) => {}
+        Known::Unknown => b.coredns_unknown = true,
+    }
+}
+
 fn set_namespace(obj: &mut Value, ns: Value) {
     let ValueKind::Map(entries) = &mut obj.kind else {
         return;
@@ -233,6 +250,9 @@ pub fn read_typed(
         .map(|node| ResourceRef { graph: 0, node });
     let header = span_of(file, block.span()).unwrap_or_default();
     let Known::Known(insts) = ctx.instances(block, file) else {
+        if matches!(kind, "Deployment" | "Job" | "CronJob" | "Pod") {
+            b.coredns_unknown = true;
+        }
         return;
     };
     for inst in insts {
@@ -260,6 +280,9 @@ pub fn read_typed(
                 &mut obj,
                 Value::new(ValueKind::String("default".into()), Some(header)),
             );
+        }
+        if matches!(kind, "Deployment" | "Job" | "CronJob" | "Pod") {
+            note_coredns_patch(b, &obj, &path, header);
         }
         let mut unit = UnitOutput::default();
         objects::load_object(&obj, &path, &mut unit);

@@ -8,7 +8,7 @@ mod auth;
 pub(crate) mod eks_module;
 pub(crate) mod eval;
 mod functions;
-mod graph;
+pub(crate) mod graph;
 pub(crate) mod helm;
 mod iam;
 mod json_syntax;
@@ -16,7 +16,7 @@ mod manifests;
 mod network;
 mod pod_identity;
 mod resources;
-mod roots;
+pub(crate) mod roots;
 mod text;
 
 #[cfg(test)]
@@ -114,6 +114,7 @@ pub(crate) fn load_written(
     vars: HashMap<String, Value>,
     sources: &Sources,
     limits: Limits,
+    into: Option<(roots::Defined, Loc)>,
 ) -> (UnitOutput, Value) {
     let mut out = UnitOutput {
         formats: vec![Format::Terraform],
@@ -140,7 +141,19 @@ pub(crate) fn load_written(
         root_dir: dir.to_path_buf(),
         ..Builder::default()
     };
+    // A cluster another unit defines, which this one reads the outputs of:
+    // known before the code is read, so that names of it resolve to it.
+    let joined = into.map(|(d, loc)| {
+        let i = b.defined_elsewhere(&d, &loc);
+        if let Some(n) = d.name.known() {
+            b.by_name.insert(n.clone(), i);
+        }
+        i
+    });
     let outputs = b.load(&module, sources, limits, Inputs::Root(vars), "", 0);
+    if let Some(i) = joined.filter(|_| !b.defines_cluster()) {
+        b.deploys_into.push(i);
+    }
     b.finish(&mut out);
     json_syntax::clear();
     (out, outputs)
@@ -952,6 +965,9 @@ pub(crate) struct Builder {
     pub capacity: HashMap<usize, Capacity>,
     /// EC2 capacity whose cluster could not be told.
     pub stray_capacity: bool,
+    /// Of it, node groups and Karpenter installs, which may serve any
+    /// cluster of the run (see [`crate::model::Project::stray_capacity`]).
+    pub unattributed: Vec<crate::model::StrayCapacity>,
     pub graph: graph::GraphBuilder,
     pub releases: Vec<crate::model::HelmRelease>,
     /// Releases and folders a controller applies, declared by what a local
@@ -1776,9 +1792,24 @@ impl Builder {
                 }
             }
         }
+        // Karpenter for a cluster that cannot be told.
+        if hit.is_empty() && eks_module::nodes_input(&src).is_some() {
+            let at = span_of(file, b.span()).unwrap_or_default();
+            self.unattributed.push(crate::model::StrayCapacity {
+                cluster: None,
+                loc: Loc::new(at, format!("{prefix}module.{}", label(b, 0).unwrap_or(""))),
+            });
+        }
         for i in hit {
             self.note_capacity(Some(i), Capacity::Unknown);
         }
+    }
+
+    /// Node groups for a cluster that cannot be told: `name` when known.
+    pub fn note_unattributed(&mut self, name: Option<String>, loc: Loc) {
+        self.stray_capacity = true;
+        self.unattributed
+            .push(crate::model::StrayCapacity { cluster: name, loc });
     }
 
     /// Record EC2 capacity (or capacity that cannot be resolved) for a cluster.
@@ -1832,6 +1863,18 @@ impl Builder {
                 Capacity::None => Capacity::None,
             };
         }
+        // Karpenter no cluster of the unit is given may serve any.
+        if self.clusters.len() != 1 {
+            for r in &self.releases {
+                if matches!(r.chart_name(), Some("karpenter") | None) {
+                    self.unattributed.push(crate::model::StrayCapacity {
+                        cluster: karpenter_cluster(r),
+                        loc: r.loc.clone(),
+                    });
+                }
+            }
+        }
+        out.stray_capacity.append(&mut self.unattributed);
         // Releases and manifests target the unit's cluster when there is exactly one.
         if self.clusters.len() == 1 {
             if let Some(c) = self.clusters.first_mut() {
@@ -1879,6 +1922,18 @@ impl Builder {
         out.graph = Some(self.graph.finish());
         out.clusters = self.clusters;
     }
+}
+
+/// The cluster Karpenter's values name (`settings.clusterName`, before
+/// 0.32 `settings.aws.clusterName`), when known.
+fn karpenter_cluster(r: &crate::model::HelmRelease) -> Option<String> {
+    let v = r.values.known()?;
+    let s = v.get("settings")?;
+    s.get("clusterName")
+        .or_else(|| s.get("aws")?.get("clusterName"))?
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
 }
 
 /// What a model says of its clusters, `?` where it does not know: one line

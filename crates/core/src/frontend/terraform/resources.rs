@@ -166,6 +166,10 @@ pub fn read(
                 let loc = Loc::new(bspan, addr.clone());
                 b.cluster_elsewhere(ctx, cexpr, cval.as_ref(), &loc, prefix)
             });
+            if ci.is_none() {
+                let name = cval.as_ref().and_then(super::eval::scalar_text);
+                b.note_unattributed(name, Loc::new(bspan, addr.clone()));
+            }
             match ctx.instances(block, file) {
                 Known::Unknown => b.note_capacity(ci, Capacity::Unknown),
                 Known::Known(insts) => {
@@ -242,13 +246,27 @@ pub fn read(
         "null_resource" | "terraform_data" => {
             // A provisioner runs a command: `kubectl patch deployment coredns`
             // is the usual way to move CoreDNS onto Fargate without the add-on.
-            let text = file_text
-                .get(bspan.start as usize..bspan.end as usize)
-                .unwrap_or("");
             if !body.blocks().any(|p| p.ident.as_str() == "provisioner") {
                 return;
             }
-            if mentions_coredns(text) {
+            // Only what the provisioners run, not the block's other text
+            // (`depends_on` on the CoreDNS add-on).
+            let commands: String = body
+                .blocks()
+                .filter(|p| p.ident.as_str() == "provisioner")
+                .flat_map(|p| p.body.iter())
+                .filter_map(|s| match s {
+                    hcl_edit::structure::Structure::Attribute(a)
+                        if matches!(a.key.as_str(), "command" | "inline") =>
+                    {
+                        let r = span_of(file, a.span())?;
+                        file_text.get(r.start as usize..r.end as usize)
+                    }
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            if mentions_coredns(&commands) {
                 b.coredns_patches.push(Loc::new(bspan, addr));
             } else if !commands_known(ctx, block, file) {
                 b.coredns_unknown = true;
@@ -267,12 +285,8 @@ pub fn read(
                 None => b.coredns_unknown = true,
             }
         }
-        "kubernetes_annotations"
-        | "kubernetes_labels"
-        | "kubectl_manifest"
-        | "kubernetes_manifest"
-        | "kubernetes_deployment"
-        | "kubernetes_deployment_v1" => {
+        // Manifests and workloads are judged on their objects where they are read.
+        "kubernetes_annotations" | "kubernetes_labels" => {
             let text = file_text
                 .get(bspan.start as usize..bspan.end as usize)
                 .unwrap_or("");

@@ -316,7 +316,7 @@ impl Builder {
 
     /// Whether this unit defines a cluster itself: then what it names
     /// elsewhere keeps today's reading (a cluster it cannot tell).
-    fn defines_cluster(&self) -> bool {
+    pub(crate) fn defines_cluster(&self) -> bool {
         self.clusters.iter().any(|c| c.defined)
     }
 

@@ -70,6 +70,9 @@ pub(super) struct Config {
     pub dependencies: Vec<Dependency>,
     /// `dependencies { paths }`, absolute.
     pub dependency_paths: Vec<(PathBuf, Span)>,
+    /// Dependencies whose outputs that designate a cluster (its name,
+    /// endpoint, OIDC provider) the inputs read, by block name.
+    pub cluster_reads: Vec<String>,
     pub generate: Vec<Generate>,
     /// `skip`, or an `exclude` block's `if`: `None` when not written,
     /// `Some(None)` when not known.
@@ -525,6 +528,13 @@ pub(super) fn evaluate(
             continue;
         }
         let whole = a.span();
+        for r in crate::frontend::terraform::graph::refs_of_expr(&a.value) {
+            if let ("dependency", [dep, outputs, out, ..]) = (r.root.as_str(), r.attrs.as_slice()) {
+                if outputs == "outputs" && (out.contains("cluster") || out.contains("oidc")) {
+                    cfg.cluster_reads.push(dep.clone());
+                }
+            }
+        }
         match &a.value {
             // Entry by entry: one that fails leaves the others known.
             Expression::Object(o) => {

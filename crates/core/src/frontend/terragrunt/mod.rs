@@ -15,6 +15,7 @@ mod tests;
 
 use crate::diagnostic::Diagnostic;
 use crate::frontend::terraform::eks_module::{self, Kind};
+use crate::frontend::terraform::roots::Defined;
 use crate::frontend::terraform::{load_written, Written};
 use crate::frontend::UnitOutput;
 use crate::model::ModuleCall;
@@ -103,7 +104,11 @@ fn load_here(file: &Arc<SourceFile>, sources: &Sources, limits: Limits) -> UnitO
         let unit = read_unit(&loader, &parsed, &abs(&dir), 0, None);
         vec![(CALL.to_string(), unit, None)]
     };
-    let (mut out, _) = model(&loader, &parsed.file, &dir, &calls, !stack);
+    let into = match (calls.as_slice(), stack) {
+        ([(_, unit, _)], false) => cluster_read(&loader, unit),
+        _ => None,
+    };
+    let (mut out, _) = model(&loader, &parsed.file, &dir, &calls, !stack, into);
     // A unit alone is one run of `terragrunt run --all`: it starts after
     // the units its `dependency` and `dependencies` blocks name.
     if let ([(_, unit, _)], false, Some(graph)) = (calls.as_slice(), stack, out.graph.as_mut()) {
@@ -128,6 +133,46 @@ fn load_here(file: &Arc<SourceFile>, sources: &Sources, limits: Limits) -> UnitO
     out.context_files.sort();
     out.context_files.dedup();
     out
+}
+
+/// The one cluster a unit's model defines, or the one it deploys into.
+fn designated(out: &UnitOutput) -> Option<Defined> {
+    let defined: Vec<&crate::model::Cluster> = out.clusters.iter().filter(|c| c.defined).collect();
+    let c = match (defined.as_slice(), out.clusters.as_slice()) {
+        ([c], _) => c,
+        ([], [c]) => c,
+        _ => return None,
+    };
+    let at = match c.root_reference {
+        _ if c.defined => c.loc.span,
+        Some(crate::model::RootReference::Definition(at)) => at,
+        _ => return None,
+    };
+    Some(Defined {
+        name: c.name.value.clone(),
+        at,
+    })
+}
+
+/// The cluster a unit deploys into because its inputs read outputs of
+/// another unit that designate it (`dependency.eks.outputs.cluster_name`),
+/// as a root reading local remote state does: the one cluster of every
+/// such dependency, when they all agree. `mock_outputs` play no part.
+fn cluster_read(loader: &Loader<'_>, unit: &Unit) -> Option<(Defined, crate::model::Loc)> {
+    let mut found: Option<(Defined, crate::model::Loc)> = None;
+    for name in &unit.cfg.cluster_reads {
+        let dep = unit.cfg.dependencies.iter().find(|d| &d.name == name)?;
+        let d = loader.clusters.borrow().get(dep.dir.as_ref()?).cloned()??;
+        match &found {
+            Some((f, _)) if f.at != d.at => return None,
+            Some(_) => {}
+            None => {
+                let loc = crate::model::Loc::new(dep.span, format!("dependency.{name}"));
+                found = Some((d, loc));
+            }
+        }
+    }
+    found
 }
 
 /// Whether a configuration reads `values.`, which only a stack gives.
@@ -156,6 +201,8 @@ struct Loader<'s> {
     reads: std::cell::Cell<usize>,
     /// `read_terragrunt_config` results by file.
     configs: RefCell<HashMap<PathBuf, Option<Value>>>,
+    /// Dependency units by folder: the one cluster each defines (or joins).
+    clusters: RefCell<HashMap<PathBuf, Option<Defined>>>,
 }
 
 impl<'s> Loader<'s> {
@@ -169,6 +216,7 @@ impl<'s> Loader<'s> {
             follow: true,
             reads: std::cell::Cell::new(0),
             configs: RefCell::new(HashMap::new()),
+            clusters: RefCell::new(HashMap::new()),
         }
     }
 
@@ -197,8 +245,11 @@ impl<'s> Loader<'s> {
         let unit = read_unit(self, &parsed, dir, depth, None);
         let calls = vec![(CALL.to_string(), unit, None)];
         // The dependency's own model is not this unit's: only its outputs.
-        let (_, outputs) = model(self, &parsed.file, &shown(dir), &calls, false);
+        let (unit, outputs) = model(self, &parsed.file, &shown(dir), &calls, false, None);
         self.visiting.borrow_mut().pop();
+        self.clusters
+            .borrow_mut()
+            .insert(dir.to_path_buf(), designated(&unit));
         self.outputs
             .borrow_mut()
             .insert(dir.to_path_buf(), outputs.clone());
@@ -372,6 +423,7 @@ fn read_unit(
             cfg.generate.push(g);
         }
         cfg.dependency_paths.extend(p.dependency_paths);
+        cfg.cluster_reads.extend(p.cluster_reads);
         if p.skip.is_some() {
             cfg.skip = p.skip;
         }
@@ -391,6 +443,7 @@ fn read_unit(
         cfg.generate.push(g);
     }
     cfg.dependency_paths.extend(own.dependency_paths);
+    cfg.cluster_reads.extend(own.cluster_reads);
     cfg.dependencies = own.dependencies;
     cfg.locals = own.locals;
     Unit {
@@ -602,6 +655,7 @@ fn model(
     dir: &Path,
     calls: &[(String, Unit, Option<Span>)],
     generate: bool,
+    into: Option<(Defined, crate::model::Loc)>,
 ) -> (UnitOutput, Value) {
     let id = file.id;
     let len = file.text.len();
@@ -763,7 +817,7 @@ fn model(
         text: w.text,
         segs: w.segs,
     });
-    let (mut out, outputs) = load_written(dir, written, vars, loader.sources, loader.limits);
+    let (mut out, outputs) = load_written(dir, written, vars, loader.sources, loader.limits, into);
     out.module_calls.extend(module_calls);
     // Fields only the unit's own `inputs` name are checked against the module.
     out.schema.retain(|f| {
