@@ -5,6 +5,7 @@
 use fplint_core::model::Project;
 use fplint_core::{Diagnostic, FileId};
 use fplint_rules::{Context, Rule, Settings};
+use rustc_hash::FxHashMap as HashMap;
 
 /// More candidates than this are not weighed: the note stays.
 const MOST: usize = 8;
@@ -50,12 +51,12 @@ pub(crate) fn weigh(
     // that no cluster is told stays.
     let mut differ = false;
     for i in 0..n {
-        let key = project.clusters[i].key.clone();
+        let cluster_key = project.clusters[i].key.clone();
         let mut p = project.clone();
         p.workload_index = Default::default();
         for &w in &unassigned {
             if let Some(w) = p.workloads.get_mut(w) {
-                w.cluster_key = Some(key.clone());
+                w.cluster_key = Some(cluster_key.clone());
             }
         }
         let ctx = Context {
@@ -70,7 +71,7 @@ pub(crate) fn weigh(
         let cluster = &project.clusters[i];
         let mut mine: Vec<Diagnostic> = out
             .into_iter()
-            .filter(|d| files.contains(&d.span.file))
+            .filter(|d| files.binary_search(&d.span.file).is_ok())
             .map(|mut d| {
                 let r = cluster.reference(d.span.file);
                 d.message = mark(&d.message, &r);
@@ -80,14 +81,18 @@ pub(crate) fn weigh(
                 d
             })
             .collect();
-        mine.sort_by(|a, b| {
-            (a.code, a.span.start, &a.message).cmp(&(b.code, b.span.start, &b.message))
-        });
+        mine.sort_by(|a, b| key(a).cmp(&key(b)));
         agreed = Some(match agreed {
             None => mine,
             Some(prev) => {
                 differ |= prev != mine;
-                prev.into_iter().filter(|d| mine.contains(d)).collect()
+                let mut by_key: HashMap<_, Vec<&Diagnostic>> = HashMap::default();
+                for d in &mine {
+                    by_key.entry(key(d)).or_default().push(d);
+                }
+                prev.into_iter()
+                    .filter(|d| by_key.get(&key(d)).is_some_and(|v| v.contains(&d)))
+                    .collect()
             }
         });
     }
@@ -99,25 +104,31 @@ pub(crate) fn weigh(
         .collect();
     names.sort();
     let every = format!(" (on every candidate cluster: {})", names.join(", "));
+    // Each workload's part of its file runs up to the next workload there.
+    let mut starts: HashMap<FileId, Vec<u32>> = HashMap::default();
+    for w in &project.workloads {
+        starts
+            .entry(w.loc.span.file)
+            .or_default()
+            .push(w.loc.span.start);
+    }
+    for v in starts.values_mut() {
+        v.sort_unstable();
+    }
+    let mut at: Vec<(FileId, u32)> = found.iter().map(|d| (d.span.file, d.span.start)).collect();
+    at.sort_unstable();
     let all_covered = !others_left
         && !differ
         && unassigned.iter().all(|&i| {
             let w = &project.workloads[i];
-            files.contains(&w.loc.span.file)
-                && found.iter().any(|d| {
-                    // Its part of the file: up to the next workload there.
-                    let end = project
-                        .workloads
-                        .iter()
-                        .filter(|o| o.loc.span.file == w.loc.span.file)
-                        .map(|o| o.loc.span.start)
-                        .filter(|&s| s > w.loc.span.start)
-                        .min()
-                        .unwrap_or(u32::MAX);
-                    d.span.file == w.loc.span.file
-                        && d.span.start >= w.loc.span.start
-                        && d.span.start < end
-                })
+            let (file, start) = (w.loc.span.file, w.loc.span.start);
+            let end = starts
+                .get(&file)
+                .and_then(|v| v.iter().find(|&&s| s > start).copied())
+                .unwrap_or(u32::MAX);
+            let first = at.partition_point(|&x| x < (file, start));
+            files.binary_search(&file).is_ok()
+                && at.get(first).is_some_and(|&(f, s)| f == file && s < end)
         });
     let found = found
         .into_iter()
@@ -130,6 +141,17 @@ pub(crate) fn weigh(
         })
         .collect();
     (found, all_covered)
+}
+
+/// What findings are sorted and matched by.
+fn key(d: &Diagnostic) -> (FileId, u32, u32, &'static str, &str) {
+    (
+        d.span.file,
+        d.span.start,
+        d.span.end,
+        d.code,
+        d.message.as_str(),
+    )
 }
 
 /// `text` with the cluster's reference `r` marked, to compare the findings
