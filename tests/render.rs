@@ -371,3 +371,32 @@ fn render_shows_the_value_a_values_file_sets_and_unknown_for_one_it_cannot_read(
     }
     insta::assert_snapshot!("render_values_files", shown);
 }
+
+#[test]
+fn a_release_whose_version_is_unknown_shows_every_range_weighed() {
+    let case = "tests/fixtures/FP002/fire_karpenter_version_unknown/main.tf";
+    let o = fplint(&["render", case], repo());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let ranges = crate_ranges("karpenter");
+    assert!(ranges > 1);
+    assert!(
+        out.contains(&format!(
+            "# fplint: its version leaves {ranges} ranges of the chart knowledge of karpenter (0.5.0 to before 0.38.0, 1.0.0 to before 1.15.0): rules report only what all of them agree on\n"
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("# fplint: from the chart knowledge of karpenter ")
+            .count(),
+        ranges,
+        "{out}"
+    );
+}
+
+fn crate_ranges(chart: &str) -> usize {
+    fplint_rules::charts::known::charts()
+        .iter()
+        .filter(|c| c.name == chart)
+        .count()
+}

@@ -160,7 +160,7 @@ fn a_region_qualified_table_speaks_of_one_cluster() {
     write(
         d.path(),
         "eu/cluster.yaml",
-        &cluster("shop", "eu-west-1", "api"),
+        &cluster("shop", "eu-west-1", "web"),
     );
     write(
         d.path(),
@@ -168,6 +168,7 @@ fn a_region_qualified_table_speaks_of_one_cluster() {
         &cluster("shop", "us-east-1", "api"),
     );
     write(d.path(), "k8s/web.yaml", WEB);
+    // The two clusters place it differently (only eu selects `web`).
     // Without a table the workload has no cluster, and the note names both
     // clusters with their files and the key that tells them apart.
     let o = fplint(&["check", "--format", "json", "."], d.path());

@@ -562,10 +562,14 @@ fn counts_agree_with_their_nouns() {
         "prod/cluster.yaml",
         &CLUSTER.replace("shop", "prod"),
     );
+    // Only `prod` selects its namespace: the candidates disagree, so the
+    // workload keeps the note.
     write(
         d.path(),
         "staging/cluster.yaml",
-        &CLUSTER.replace("shop", "staging"),
+        &CLUSTER
+            .replace("shop", "staging")
+            .replace("namespace: apps", "namespace: other"),
     );
     write(
         d.path(),

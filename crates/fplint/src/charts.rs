@@ -295,38 +295,60 @@ fn remote_note(out: &mut String, rel: &HelmRelease, name: &str, ns: &str, at: &s
     ));
     match fplint_rules::common::knowledge_note(rel) {
         Err(why) => out.push_str(&format!("# fplint: unknown: {why}\n")),
-        Ok(known) => {
-            let pins: Vec<String> = known
-                .pins
-                .iter()
-                .map(|p| format!("{} at {}", p.version, p.repo))
-                .collect();
-            out.push_str(&format!(
-                "# fplint: from the chart knowledge of {} {}.{}.{} to before {}.{}.{} (rendered: {}):\n",
-                known.name,
-                known.from.0,
-                known.from.1,
-                known.from.2,
-                known.until.0,
-                known.until.1,
-                known.until.2,
-                pins.join(", ")
-            ));
-            let values = rel.values.known();
-            for w in known.workloads {
-                let rendered = values.map_or(fplint_core::model::Known::Unknown, |v| w.rendered(v));
-                let state = match rendered {
-                    fplint_core::model::Known::Known(true) => "",
-                    fplint_core::model::Known::Known(false) => " (not rendered with these values)",
-                    fplint_core::model::Known::Unknown => " (may be rendered)",
-                };
-                let place = w.namespace.unwrap_or(ns);
+        Ok(ranges) => {
+            // A version that leaves several ranges: rules report only what
+            // all of them agree on, so each is shown.
+            if let (Some(first), true) = (ranges.first(), ranges.len() > 1) {
                 out.push_str(&format!(
-                    "# fplint:   {} {} in namespace {place}{state}\n",
-                    w.kind, w.name
+                    "# fplint: its version leaves {} ranges of the chart knowledge of {} ({}): rules report only what all of them agree on\n",
+                    ranges.len(),
+                    first.name,
+                    fplint_rules::charts::show_ranges(&ranges)
                 ));
             }
+            for known in ranges {
+                known_range(out, rel, known, ns);
+            }
         }
+    }
+}
+
+/// What one range of the chart knowledge says the release deploys.
+fn known_range(
+    out: &mut String,
+    rel: &HelmRelease,
+    known: &fplint_rules::charts::KnownChart,
+    ns: &str,
+) {
+    let pins: Vec<String> = known
+        .pins
+        .iter()
+        .map(|p| format!("{} at {}", p.version, p.repo))
+        .collect();
+    out.push_str(&format!(
+        "# fplint: from the chart knowledge of {} {}.{}.{} to before {}.{}.{} (rendered: {}):\n",
+        known.name,
+        known.from.0,
+        known.from.1,
+        known.from.2,
+        known.until.0,
+        known.until.1,
+        known.until.2,
+        pins.join(", ")
+    ));
+    let values = rel.values.known();
+    for w in known.workloads {
+        let rendered = values.map_or(fplint_core::model::Known::Unknown, |v| w.rendered(v));
+        let state = match rendered {
+            fplint_core::model::Known::Known(true) => "",
+            fplint_core::model::Known::Known(false) => " (not rendered with these values)",
+            fplint_core::model::Known::Unknown => " (may be rendered)",
+        };
+        let place = w.namespace.unwrap_or(ns);
+        out.push_str(&format!(
+            "# fplint:   {} {} in namespace {place}{state}\n",
+            w.kind, w.name
+        ));
     }
 }
 

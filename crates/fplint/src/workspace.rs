@@ -198,7 +198,7 @@ impl Workspace {
             });
             let selection = lint::selection(&linter.options, &linter.config);
             let settings = lint::settings(&linter.config);
-            let found = assembled.findings(&selection, &settings);
+            let mut found = assembled.findings(&selection, &settings);
             let (diagnostics, suppressions, unit_notices) = assembled::unit_extras(units());
             let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
@@ -209,7 +209,7 @@ impl Workspace {
                 assembled::unassigned(&project, sources).notice(&project, self.context.partial),
             );
             notices.sort();
-            let loaded = Loaded {
+            let mut loaded = Loaded {
                 project,
                 sources: sources.clone(),
                 diagnostics,
@@ -219,6 +219,7 @@ impl Workspace {
                 notices,
                 base: self.base.clone(),
             };
+            found.extend(lint::weigh_unassigned(&mut loaded, &selection, &settings));
             Arc::new(lint::report_with(
                 loaded,
                 found,

@@ -167,59 +167,132 @@ pub fn unordered_fargate_profile<'a>(
     serving
 }
 
-/// A release of a chart the data knows, at a version it knows, with known
-/// values that change nothing the data cannot follow. A chart of this
-/// repository deploys what its templates say, not what its name says.
-pub fn known_release(rel: &HelmRelease) -> Option<(&'static KnownChart, &Value)> {
+/// A release of a chart the data knows, with known values that change
+/// nothing the data cannot follow, and the ranges of the chart's facts its
+/// version may lie in. A chart of this repository deploys what its templates
+/// say, not what its name says.
+#[derive(Debug)]
+pub struct KnownRelease<'a> {
+    /// Every range the release may be read with, oldest first; at least one.
+    pub ranges: Vec<&'static KnownChart>,
+    /// The release's values.
+    pub values: &'a Value,
+    /// What was weighed, for messages, when the version leaves more than
+    /// one range or cannot be read.
+    pub weighed: Option<String>,
+}
+
+impl KnownRelease<'_> {
+    /// What every range gives, when they all give the same: an answer that
+    /// depends on which range holds the release is unknown.
+    pub fn agree<T: PartialEq>(&self, mut f: impl FnMut(&'static KnownChart) -> T) -> Option<T> {
+        let mut ranges = self.ranges.iter();
+        let first = f(ranges.next()?);
+        for c in ranges {
+            if f(c) != first {
+                return None;
+            }
+        }
+        Some(first)
+    }
+
+    /// The items every range gives, in the first range's order.
+    pub fn in_every<T: PartialEq>(
+        &self,
+        mut f: impl FnMut(&'static KnownChart) -> Vec<T>,
+    ) -> Vec<T> {
+        let mut ranges = self.ranges.iter();
+        let Some(first) = ranges.next() else {
+            return Vec::new();
+        };
+        let mut out = f(first);
+        for c in ranges {
+            let other = f(c);
+            out.retain(|x| other.contains(x));
+        }
+        out
+    }
+}
+
+/// The release [`KnownRelease`] describes, when it is one.
+pub fn known_release(rel: &HelmRelease) -> Option<KnownRelease<'_>> {
     if rel.local_chart || rel.chart_dir.is_some() || rel.post_rendered {
         return None;
     }
     let name = rel.chart_name()?;
-    let version = match &rel.version {
-        None => None,
-        Some(v) => Some(v.known()?.as_str()),
-    };
-    let chart = charts::known_chart(name, version)?;
+    let version = rel.version.as_ref().map(|v| {
+        v.known()
+            .map_or(Known::Unknown, |v| Known::Known(v.as_str()))
+    });
+    let ranges = charts::candidate_ranges(name, version.clone())?;
     let values = rel.values.known()?;
     if !matches!(values.kind, ValueKind::Map(_) | ValueKind::Null) {
         return None;
     }
-    if chart
-        .guards
+    // A value that changes what one range renders leaves that range unknown,
+    // so no answer can be common to all.
+    if ranges
         .iter()
-        .any(|g| charts::lookup(values, g).is_some())
+        .any(|c| c.guards.iter().any(|g| charts::lookup(values, g).is_some()))
     {
         return None;
     }
-    Some((chart, values))
+    let shown = charts::show_ranges(&ranges);
+    let weighed = match version {
+        Some(Known::Unknown) => Some(format!(
+            "its version is unknown: the same in every known range of chart `{name}`, {shown}"
+        )),
+        Some(Known::Known(v)) if ranges.len() > 1 => Some(format!(
+            "the same in every range of chart `{name}` its version `{v}` spans, {shown}"
+        )),
+        _ => None,
+    };
+    Some(KnownRelease {
+        ranges,
+        values,
+        weighed,
+    })
+}
+
+/// What a finding from the chart knowledge adds to its message when the
+/// release's version left several ranges to weigh: ` (its version is
+/// unknown: the same in every known range ...)`, else nothing.
+pub fn weighed_note(rel: &HelmRelease) -> String {
+    known_release(rel)
+        .and_then(|k| k.weighed)
+        .map_or(String::new(), |w| format!(" ({w})"))
 }
 
 /// What the chart knowledge says of a remote release, for `fplint render`:
-/// the range it is read with, or why it is unknown.
-pub fn knowledge_note(rel: &HelmRelease) -> Result<&'static KnownChart, String> {
+/// the ranges it is read with (several when its version leaves them all),
+/// or why it is unknown.
+pub fn knowledge_note(rel: &HelmRelease) -> Result<Vec<&'static KnownChart>, String> {
     let Some(name) = rel.chart_name() else {
         return Err("the chart cannot be read".into());
     };
-    let version = match &rel.version {
-        None => None,
-        Some(v) => match v.known() {
-            Some(v) => Some(v.as_str()),
-            None => return Err("its version cannot be read".into()),
-        },
-    };
-    let Some(chart) = charts::known_chart(name, version) else {
-        let ranges: Vec<String> = charts::known::charts()
+    let version = rel.version.as_ref().map(|v| {
+        v.known()
+            .map_or(Known::Unknown, |v| Known::Known(v.as_str()))
+    });
+    let Some(ranges) = charts::candidate_ranges(name, version.clone()) else {
+        let known: Vec<&KnownChart> = charts::known::charts()
             .iter()
             .filter(|c| c.name == name)
-            .map(|c| format!("{} to before {}", show(c.from), show(c.until)))
             .collect();
-        return Err(if ranges.is_empty() {
+        return Err(if known.is_empty() {
             format!("chart `{name}` is not in the chart knowledge")
         } else {
+            let version = match version {
+                Some(Known::Known(v)) => v,
+                _ => "?",
+            };
             format!(
-                "version `{}` of chart `{name}` is not in the chart knowledge, which holds {}",
-                version.unwrap_or("?"),
-                ranges.join(", ")
+                "version `{version}` of chart `{name}` is not in the chart knowledge, which holds {}",
+                known
+                    .iter()
+                    .map(|c| format!("{} to before {}", show(c.from), show(c.until)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         });
     };
@@ -228,12 +301,11 @@ pub fn knowledge_note(rel: &HelmRelease) -> Result<&'static KnownChart, String> 
     }
     if known_release(rel).is_none() {
         return Err(format!(
-            "chart `{name}` is known from {} to before {}, but the release's values cannot be read or set one that changes what it renders",
-            show(chart.from),
-            show(chart.until)
+            "chart `{name}` is known from {}, but the release's values cannot be read or set one that changes what it renders",
+            charts::show_ranges(&ranges).replace(", ", " and from ")
         ));
     }
-    Ok(chart)
+    Ok(ranges)
 }
 
 fn show(v: charts::Version) -> String {
@@ -270,11 +342,28 @@ fn component(src: &FieldSource, w: &ChartWorkload) -> String {
 
 /// Components of a known release whose pods' tolerations miss the taint,
 /// with the span of the tolerations the release wrote for them. `""` is
-/// the chart's top-level `tolerations`. Empty when nothing is certain.
-pub fn uncovered(rel: &HelmRelease) -> Vec<(String, Option<Span>)> {
-    let Some((chart, values)) = known_release(rel) else {
-        return Vec::new();
-    };
+/// the chart's top-level `tolerations`. `None` when nothing is certain.
+/// When the release may lie in several ranges of the chart's facts, each
+/// must find pods that miss the taint; the components are given when all
+/// name the same ones, else the list is empty (the pods miss it whichever
+/// range holds the release, but which values to change depends on it).
+pub fn uncovered(rel: &HelmRelease) -> Option<Vec<(String, Option<Span>)>> {
+    let k = known_release(rel)?;
+    let per_range: Vec<_> = k
+        .ranges
+        .iter()
+        .map(|chart| uncovered_in(chart, k.values))
+        .collect();
+    if per_range.iter().any(Vec::is_empty) {
+        return None;
+    }
+    Some(
+        k.agree(|chart| uncovered_in(chart, k.values))
+            .unwrap_or_default(),
+    )
+}
+
+fn uncovered_in(chart: &'static KnownChart, values: &Value) -> Vec<(String, Option<Span>)> {
     let mut out: Vec<(String, Option<Span>)> = Vec::new();
     for w in release_pod_workloads(chart, values) {
         let Some(src) = w.field(Field::Tolerations) else {
@@ -298,18 +387,22 @@ pub fn uncovered(rel: &HelmRelease) -> Vec<(String, Option<Span>)> {
     out
 }
 
-/// Whether every pod of a known release certainly tolerates the taint.
+/// Whether every pod of a known release certainly tolerates the taint, in
+/// every range the release may lie in.
 pub fn certainly_tolerated(rel: &HelmRelease) -> bool {
-    let Some((chart, values)) = known_release(rel) else {
+    let Some(k) = known_release(rel) else {
         return false;
     };
-    let pods = release_pod_workloads(chart, values);
-    !pods.is_empty()
-        && pods.iter().all(|w| {
-            w.field(Field::Tolerations).is_some_and(|src| {
-                matches!(src.effective(values), Known::Known(e) if covered(e.value.as_ref()) == Known::Known(true))
+    let values = k.values;
+    k.agree(|chart| {
+        let pods = release_pod_workloads(chart, values);
+        !pods.is_empty()
+            && pods.iter().all(|w| {
+                w.field(Field::Tolerations).is_some_and(|src| {
+                    matches!(src.effective(values), Known::Known(e) if covered(e.value.as_ref()) == Known::Known(true))
+                })
             })
-        })
+    }) == Some(true)
 }
 
 /// A safe fix that orders `from` after `on` (a logical id, or a Terraform
@@ -440,8 +533,8 @@ pub fn tolerates(t: &Value) -> Known<bool> {
 /// The namespace a known release's pods run in: some workload certainly
 /// makes pods there.
 pub fn release_pod_namespace(rel: &HelmRelease) -> Option<&str> {
-    let (chart, values) = known_release(rel)?;
-    if release_pod_workloads(chart, values).is_empty() {
+    let k = known_release(rel)?;
+    if k.agree(|chart| !release_pod_workloads(chart, k.values).is_empty()) != Some(true) {
         return None;
     }
     rel.namespace.known().map(String::as_str)

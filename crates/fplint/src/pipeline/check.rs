@@ -23,7 +23,7 @@ impl Selection {
 }
 
 /// Run the rules over what was loaded, then filter and sort.
-pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
+pub fn check_loaded(mut loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
     let selection = selection(opts, cfg);
     let settings = settings(cfg);
     let ctx = Context {
@@ -57,6 +57,8 @@ pub fn check_loaded(loaded: Loaded, opts: &Options, cfg: &Config) -> Report {
             })
             .collect()
     });
+    let mut found = found;
+    found.extend(weigh_unassigned(&mut loaded, &selection, &settings));
     report_with(loaded, found, opts, cfg, None)
 }
 
@@ -78,4 +80,32 @@ pub(crate) fn settings(cfg: &Config) -> Settings {
         quotas: cfg.quotas,
         tools: cfg.tools.clone(),
     }
+}
+
+/// Workloads no cluster claims: what every candidate cluster finds alike,
+/// and the note that they have no cluster dropped when the candidates
+/// agree on everything. Not when the cluster search stopped early ("at
+/// least N clusters"): then the run does not hold every candidate.
+pub(crate) fn weigh_unassigned(
+    loaded: &mut Loaded,
+    selection: &Selection,
+    settings: &Settings,
+) -> Vec<Found> {
+    if !loaded.notices.iter().any(|n| {
+        n.kind == crate::notice::NoticeKind::Unassigned && !n.message.contains("has at least ")
+    }) {
+        return Vec::new();
+    }
+    let per_cluster: Vec<&dyn fplint_rules::Rule> = REGISTRY
+        .iter()
+        .filter(|r| selection.enabled(r.code) && !PROJECT_WIDE.contains(&r.code))
+        .filter_map(|r| r.rule)
+        .collect();
+    let (weighed, all) = super::candidates::weigh(&loaded.project, &per_cluster, settings);
+    if all {
+        loaded
+            .notices
+            .retain(|n| n.kind != crate::notice::NoticeKind::Unassigned);
+    }
+    weighed.into_iter().map(|d| (None, d)).collect()
 }

@@ -14,6 +14,7 @@
 //! This module runs them in order. Rendering is left to the caller.
 
 pub mod assemble;
+mod candidates;
 pub mod check;
 pub mod discover;
 pub mod inputs;

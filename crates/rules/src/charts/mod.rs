@@ -230,6 +230,61 @@ pub fn known_chart(chart: &str, version: Option<&str>) -> Option<&'static KnownC
     }
 }
 
+/// The ranges whose facts a release of `chart` may be read with: the
+/// newest when the release pins no version (`None`), every known range when
+/// its version cannot be read (`Some(Unknown)`), else the ranges its version
+/// spans, which must hold every version of the span. Rules judge the release
+/// against each and report only what all of them agree on. `None`: the chart
+/// is unknown, or some version the release allows is.
+pub fn candidate_ranges(
+    chart: &str,
+    version: Option<Known<&str>>,
+) -> Option<Vec<&'static KnownChart>> {
+    let ranges = known::charts().iter().filter(|c| c.name == chart);
+    let mut out: Vec<&'static KnownChart> = match version {
+        None => vec![ranges.max_by_key(|c| c.from)?],
+        Some(Known::Unknown) => ranges.collect(),
+        Some(Known::Known(v)) => {
+            let (lo, hi) = version_span(v)?;
+            let mut over: Vec<&'static KnownChart> =
+                ranges.filter(|c| c.from < hi && lo < c.until).collect();
+            over.sort_by_key(|c| c.from);
+            // Every version of the span in some range: no gap, no end outside.
+            let mut at = lo;
+            for c in &over {
+                if c.from > at {
+                    return None;
+                }
+                at = at.max(c.until);
+            }
+            if at < hi {
+                return None;
+            }
+            over
+        }
+    };
+    out.sort_by_key(|c| c.from);
+    (!out.is_empty()).then_some(out)
+}
+
+/// `0.5.0 to before 0.38.0, 1.0.0 to before 1.15.0`: ranges as one reads
+/// them, adjoining ones joined.
+pub fn show_ranges(ranges: &[&KnownChart]) -> String {
+    let mut spans: Vec<(Version, Version)> = Vec::new();
+    for c in ranges {
+        match spans.last_mut() {
+            Some(last) if last.1 == c.from => last.1 = c.until,
+            _ => spans.push((c.from, c.until)),
+        }
+    }
+    let show = |v: Version| format!("{}.{}.{}", v.0, v.1, v.2);
+    spans
+        .iter()
+        .map(|(a, b)| format!("{} to before {}", show(*a), show(*b)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The value at a dotted path of a release's values: `None` when absent
 /// (the chart's default applies); an unknown part on the way is returned.
 pub fn lookup<'a>(values: &'a Value, path: &str) -> Option<&'a Value> {
@@ -526,6 +581,33 @@ mod tests {
         assert_eq!(
             w.in_release_namespace(&yaml("namespaceOverride: ''")),
             Known::Known(true)
+        );
+    }
+
+    #[test]
+    fn candidate_ranges_weigh_what_the_version_leaves() {
+        let karpenter = |v| candidate_ranges("karpenter", v).map(|r| r.len());
+        // Not pinned: the newest; pinned: the one range that holds it.
+        assert_eq!(karpenter(None), Some(1));
+        assert_eq!(karpenter(Some(Known::Known("0.37.0"))), Some(1));
+        // Cannot be read: every range the data knows.
+        let all = known::charts()
+            .iter()
+            .filter(|c| c.name == "karpenter")
+            .count();
+        assert!(all > 1);
+        assert_eq!(karpenter(Some(Known::Unknown)), Some(all));
+        // A version no range holds, or a span with a gap, stays unknown.
+        assert_eq!(karpenter(Some(Known::Known("0.40.0"))), None);
+        assert_eq!(karpenter(Some(Known::Known("^0.37.0"))), None);
+        assert_eq!(
+            candidate_ranges("no-such-chart", Some(Known::Unknown)).map(|r| r.len()),
+            None
+        );
+        let ranges = candidate_ranges("karpenter", Some(Known::Unknown)).unwrap_or_default();
+        assert_eq!(
+            show_ranges(&ranges),
+            "0.5.0 to before 0.38.0, 1.0.0 to before 1.15.0"
         );
     }
 }

@@ -10,7 +10,8 @@
 //! pods the chart renders.
 
 use crate::common::{
-    add_dependency_fix, depends_on_target, uncovered, unordered_fargate_profile, TAINT, TAINT_KEY,
+    add_dependency_fix, depends_on_target, uncovered, unordered_fargate_profile, weighed_note,
+    TAINT, TAINT_KEY,
 };
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, HelmRelease, Known, ValueSource, ValueSourceKind};
@@ -53,8 +54,10 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
     let ns = rel.namespace.known()?;
     let (profile, selector) = unordered_fargate_profile(ctx.project, cluster, rel)?;
     let values = rel.values.known()?;
-    let missing = uncovered(rel);
-    let (first, tol_span) = missing.first()?.clone();
+    let missing = uncovered(rel)?;
+    // Empty: every range of the chart's facts misses the taint, in parts
+    // that differ between them.
+    let (first, tol_span) = missing.first().cloned().unwrap_or_default();
     let mut span = tol_span.unwrap_or(rel.loc.span);
     // Findings are reported in the .tf: a values file is shown as related.
     let mut in_values_file = None;
@@ -73,7 +76,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
         .unwrap_or_else(|| rel.loc.path.to_string());
     let pname = profile.name.known().map_or("?", String::as_str);
     let target = depends_on_target(ctx.project, profile);
-    let what = if missing.len() == 1 && first.is_empty() {
+    let what = if missing.len() <= 1 && first.is_empty() {
         "its pods do not tolerate".to_string()
     } else {
         let names: Vec<&str> = missing
@@ -88,7 +91,9 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
             .collect();
         format!("its pods ({}) do not tolerate", names.join(", "))
     };
-    let path = if first.is_empty() {
+    let path = if missing.is_empty() {
+        format!("{}.values", rel.loc.path)
+    } else if first.is_empty() {
         format!("{}.values.tolerations", rel.loc.path)
     } else {
         format!("{}.values.{first}.tolerations", rel.loc.path)
@@ -98,7 +103,8 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
             CODE,
             Severity::Warning,
             format!(
-                "Helm release `{release}` is not ordered after Fargate profile `{pname}` and {what} the Fargate taint `{TAINT}`"
+                "Helm release `{release}` is not ordered after Fargate profile `{pname}` and {what} the Fargate taint `{TAINT}`{}",
+                weighed_note(rel)
             ),
             span,
         )

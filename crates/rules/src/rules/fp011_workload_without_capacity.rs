@@ -7,8 +7,8 @@
 //! Deployments in the release's namespace.
 
 use crate::common::{
-    fargate_only, place, release_name, release_pod_namespace, with_variant, workload_name,
-    workloads_of,
+    fargate_only, place, release_name, release_pod_namespace, weighed_note, with_variant,
+    workload_name, workloads_of,
 };
 use crate::{Context, Rule};
 use fplint_core::model::Cluster;
@@ -45,9 +45,10 @@ impl Rule for WorkloadWithoutCapacity {
                         "FP011",
                         Severity::Error,
                         format!(
-                            "Helm release `{}` installs into namespace `{ns}`, which no Fargate profile of cluster {} selects, and the cluster has no nodes: its pods stay Pending",
+                            "Helm release `{}` installs into namespace `{ns}`, which no Fargate profile of cluster {} selects, and the cluster has no nodes: its pods stay Pending{}",
                             release_name(rel),
-                            cluster.reference(rel.namespace.loc.span.file)
+                            cluster.reference(rel.namespace.loc.span.file),
+                            weighed_note(rel)
                         ),
                         rel.namespace.loc.span,
                     )

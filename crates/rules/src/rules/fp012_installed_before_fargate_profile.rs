@@ -13,7 +13,8 @@
 
 use crate::common::{
     add_dependency_fix, certainly_tolerated, depends_on_target, fargate_only, place, profile_label,
-    release_pod_namespace, uncovered, unordered_fargate_profile, workload_name, workloads_of,
+    release_pod_namespace, uncovered, unordered_fargate_profile, weighed_note, workload_name,
+    workloads_of,
 };
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, FargateProfile, Known, Loc, Project, Provisioner, ResourceRef};
@@ -48,7 +49,7 @@ impl Rule for InstalledBeforeFargateProfile {
                 };
                 // A chart the data knows to make pods there, that FP002
                 // does not report.
-                if release_pod_namespace(rel).is_none() || !uncovered(rel).is_empty() {
+                if release_pod_namespace(rel).is_none() || uncovered(rel).is_some() {
                     continue;
                 }
                 // Tolerations are spoken of only when the pods have them.
@@ -57,6 +58,7 @@ impl Rule for InstalledBeforeFargateProfile {
                 } else {
                     ""
                 };
+                let why = format!("{why}{}", weighed_note(rel));
                 let Some(pres) = profile.resource else {
                     continue;
                 };
@@ -70,7 +72,7 @@ impl Rule for InstalledBeforeFargateProfile {
                     profile,
                     &format!("Helm release `{name}`"),
                     &rel.loc,
-                    why,
+                    &why,
                     Some(from),
                 ));
             }

@@ -10,7 +10,7 @@
 //! A DaemonSet whose required node affinity keeps it off Fargate nodes
 //! (`eks.amazonaws.com/compute-type NotIn [fargate]`) creates no pods there.
 
-use crate::charts::{lookup, truth, Effective, Field};
+use crate::charts::{lookup, truth, Effective, Field, KnownChart};
 use crate::common::{
     add_variant, known_release, on_fargate, profile_name, release_name, release_pod_workloads,
     workload_name, workloads_of, TAINT_KEY,
@@ -62,7 +62,7 @@ fn check_release(
     rel: &HelmRelease,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some((chart, values)) = known_release(rel) else {
+    let Some(k) = known_release(rel) else {
         return;
     };
     let Some(ns) = rel.namespace.known() else {
@@ -73,6 +73,24 @@ fn check_release(
     };
     let profile = profile_name(ctx.project, cluster, p);
     let name = format!("Helm release `{}`", release_name(rel));
+    // Only what every range the release may lie in gives.
+    for mut d in k.in_every(|chart| release_findings(rel, chart, k.values, profile, &name)) {
+        if let Some(w) = &k.weighed {
+            d.message.push_str(&format!(" ({w})"));
+        }
+        out.push(d);
+    }
+}
+
+/// What one range of the chart's facts says the release turns on.
+fn release_findings(
+    rel: &HelmRelease,
+    chart: &'static KnownChart,
+    values: &Value,
+    profile: &str,
+    name: &str,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
     // A DaemonSet the chart renders in a Fargate namespace, unless its
     // affinity keeps it off Fargate nodes.
     for w in chart.workloads {
@@ -133,7 +151,7 @@ fn check_release(
             let mut d = finding(
                 what,
                 &loc,
-                &name,
+                name,
                 profile,
                 &format!(
                     "set `{path}: {off}` (the chart's default), or run `{}` on EC2 nodes",
@@ -146,6 +164,7 @@ fn check_release(
             out.push(d);
         }
     }
+    out
 }
 
 /// True when every required node selector term keeps pods off Fargate nodes,

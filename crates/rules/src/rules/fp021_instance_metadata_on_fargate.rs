@@ -11,7 +11,7 @@
 //! repository (their templates say what they read, not their name).
 
 use crate::charts::{metadata_need, MetadataNeed};
-use crate::common::{profile_label, release_name, release_pod_namespace};
+use crate::common::{profile_label, release_name, release_pod_namespace, weighed_note};
 use crate::{Context, Rule};
 use fplint_core::model::{Cluster, HelmRelease, Known};
 use fplint_core::placement::selector_matches;
@@ -90,10 +90,11 @@ fn check_release(
             CODE,
             Severity::Error,
             format!(
-                "Helm release `{release}`{chart} runs on Fargate profile `{pname}` of cluster {} without {}: its controller would learn {} from the EC2 instance metadata service, which Fargate pods cannot reach, and fails at start",
+                "Helm release `{release}`{chart} runs on Fargate profile `{pname}` of cluster {} without {}: its controller would learn {} from the EC2 instance metadata service, which Fargate pods cannot reach, and fails at start{}",
                 cluster.reference(rel.loc.span.file),
                 keys.join(" or "),
                 need.looks_up,
+                weighed_note(rel),
             ),
             rel.loc.span,
         )

@@ -1024,6 +1024,12 @@ pub(crate) struct Builder {
     pub(crate) output_clusters: Vec<(Vec<String>, roots::Defined)>,
     /// Clusters the root's Kubernetes providers deploy into, by index.
     pub(crate) deploys_into: Vec<usize>,
+    /// In a root that defines several clusters: the key of the one its
+    /// default Kubernetes providers' `host` designates.
+    pub(crate) provider_cluster: Option<String>,
+    /// Resources (graph nodes) that name a provider of their own, not the
+    /// root's default one.
+    pub(crate) own_provider: Vec<u32>,
     /// The region of the root's one `aws` provider, when it is known.
     pub(crate) region: Option<Located<String>>,
 }
@@ -1832,6 +1838,33 @@ impl Builder {
         }
     }
 
+    /// Give the root's releases and workloads that use its default
+    /// providers (not in a module, no `provider` of their own) the cluster
+    /// those providers designate.
+    fn by_default_provider(&mut self) {
+        let Some(key) = self.provider_cluster.clone() else {
+            return;
+        };
+        let mut with_key = self.clusters.iter_mut().filter(|c| c.key == key);
+        let (Some(c), None) = (with_key.next(), with_key.next()) else {
+            return;
+        };
+        let own = &self.own_provider;
+        let by_default = |resource: Option<crate::model::ResourceRef>, path: &str| {
+            resource.is_some_and(|r| !own.contains(&r.node)) && !path.starts_with("module.")
+        };
+        let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.releases)
+            .into_iter()
+            .partition(|r| by_default(r.resource, &r.loc.path));
+        self.releases = rest;
+        c.helm_releases.extend(mine);
+        for w in &mut self.workloads {
+            if w.cluster_key.is_none() && by_default(w.resource, &w.loc.path) {
+                w.cluster_key = Some(key.clone());
+            }
+        }
+    }
+
     fn finish(mut self, out: &mut UnitOutput) {
         self.drop_lookups();
         out.diagnostics.append(&mut self.limit_hits);
@@ -1862,6 +1895,11 @@ impl Builder {
                 Capacity::Unknown => Capacity::Unknown,
                 Capacity::None => Capacity::None,
             };
+        }
+        // In a root with several clusters, the one its default providers
+        // designate runs the releases and manifests that use them.
+        if self.clusters.len() > 1 {
+            self.by_default_provider();
         }
         // Karpenter no cluster of the unit is given may serve any.
         if self.clusters.len() != 1 {

@@ -31,6 +31,10 @@ pub fn read(
         .node(&addr)
         .map(|node| ResourceRef { graph: 0, node });
     let body = &block.body;
+    // On a provider of its own (an alias): not the root's default provider.
+    if let (Some(r), true) = (resource, body.has_attribute("provider")) {
+        b.own_provider.push(r.node);
+    }
     let file_text = ctx.env.file(file).map(|f| f.text.clone());
     let file_text = file_text.as_deref().unwrap_or("");
     let cexpr = body.get_attribute("cluster_name").map(|a| &a.value);

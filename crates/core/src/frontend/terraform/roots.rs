@@ -429,16 +429,47 @@ impl Builder {
     /// that defines no cluster: when every one has a `host` that designates
     /// the same cluster, the root deploys into it, and a cluster stands for
     /// it in the unit. One configured otherwise (a kubeconfig, a host not
-    /// told) may deploy anywhere: then none is told.
+    /// told) may deploy anywhere: then none is told. In a root that defines
+    /// several clusters, the one they designate runs the root's releases
+    /// and workloads that use them.
     pub(crate) fn read_providers(
         &mut self,
         ctx: &Ctx<'_, '_>,
         blocks: &[(&Block, FileId)],
         prefix: &str,
     ) {
-        if !prefix.is_empty() || self.defines_cluster() {
+        let defined = self.clusters.iter().filter(|c| c.defined).count();
+        if !prefix.is_empty() || defined == 1 {
             return;
         }
+        let Some((first, loc)) = self.providers_designate(ctx, blocks, prefix) else {
+            return;
+        };
+        if defined > 1 {
+            if let Designated::Here(i) = first {
+                self.provider_cluster = self
+                    .clusters
+                    .get(i)
+                    .filter(|c| c.defined)
+                    .map(|c| c.key.clone());
+            }
+            return;
+        }
+        let i = match first {
+            Designated::Here(i) => i,
+            Designated::There(d) => self.defined_elsewhere(&d, &loc),
+        };
+        self.deploys_into.push(i);
+    }
+
+    /// The cluster every default Kubernetes provider's `host` designates,
+    /// when they all designate the same one.
+    fn providers_designate(
+        &self,
+        ctx: &Ctx<'_, '_>,
+        blocks: &[(&Block, FileId)],
+        prefix: &str,
+    ) -> Option<(Designated, Loc)> {
         let mut found: Vec<(Designated, Loc)> = Vec::new();
         for (b, file) in blocks {
             let (true, Some(kind)) = (b.ident.as_str() == "provider", label(b, 0)) else {
@@ -466,25 +497,17 @@ impl Builder {
             if !matches!(kind, "helm" | "kubernetes" | "kubectl") {
                 continue;
             }
-            let Some((expr, key)) = host else { return };
+            let (expr, key) = host?;
             let path: Vec<String> = key.map(|k| vec![k.to_string()]).unwrap_or_default();
-            let Some(d) = self.designates(ctx.env.decls, expr, &path, prefix, 0) else {
-                return;
-            };
+            let d = self.designates(ctx.env.decls, expr, &path, prefix, 0)?;
             let at = span_of(*file, b.span()).unwrap_or_default();
             found.push((d, Loc::new(at, format!("provider.{kind}"))));
         }
-        let Some((first, loc)) = found.first().cloned() else {
-            return;
-        };
-        if found.iter().any(|(d, _)| d != &first) {
-            return;
+        let first = found.first().cloned()?;
+        if found.iter().any(|(d, _)| d != &first.0) {
+            return None;
         }
-        let i = match first {
-            Designated::Here(i) => i,
-            Designated::There(d) => self.defined_elsewhere(&d, &loc),
-        };
-        self.deploys_into.push(i);
+        Some(first)
     }
 
     /// Clusters of other roots that this unit only looked up (a data
