@@ -361,6 +361,11 @@ fn size(vcpu: Option<f64>, memory_gb: Option<f64>) -> String {
 
 /// The tables as `fplint placement` prints them.
 pub fn render_text(tables: &[ClusterTable]) -> String {
+    crate::render::escape_controls(&render_text_unescaped(tables)).into_owned()
+}
+
+/// The tables as `fplint placement` prints them.
+fn render_text_unescaped(tables: &[ClusterTable]) -> String {
     let mut out = String::new();
     for t in tables {
         let kind = match (t.fargate_only, t.karpenter) {
