@@ -330,6 +330,9 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
         })
     } else {
         match std::str::from_utf8(bytes) {
+            _ if fplint_core::sources::is_binary(bytes) => Err(LoadError::Binary {
+                path: name.to_string(),
+            }),
             Ok(t) => Ok(t.strip_prefix('\u{feff}').unwrap_or(t).to_string()),
             Err(e) => Err(LoadError::NotText {
                 path: name.to_string(),

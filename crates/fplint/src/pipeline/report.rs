@@ -160,6 +160,8 @@ pub(crate) fn report_with(
         Some(memo) => *memo = materialize_with(&mut diagnostics, &sources, memo),
         None => materialize(&mut diagnostics, &sources),
     }
+    errors.extend(sources.take_unreadable());
+    errors.sort();
     errors.extend(
         sources
             .take_changed()
