@@ -531,7 +531,72 @@ fn pre_commit_hook_names_kubernetes_manifests() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(text.contains("Kubernetes manifests"), "{file}");
-        assert!(text.contains("types_or: [yaml, json, terraform]"), "{file}");
+        assert!(
+            text.contains("types_or: [yaml, json, terraform, hcl]"),
+            "{file}"
+        );
+    }
+}
+
+/// Every name fplint reads in a walk, and the tag pre-commit's `identify`
+/// gives it (`identify.tags_from_filename`; `.ci/run` checks this table
+/// against the real `identify`). Each tag must be selected by both hook
+/// definitions, or a commit that changes only such files never reaches
+/// fplint (as `terragrunt.hcl`, tagged `hcl`, did not). `None`: identify
+/// tags the name only `text`, which no hook can select without passing
+/// every text file.
+const IDENTIFY_TAGS: &[(&str, Option<&str>)] = &[
+    ("cluster.yaml", Some("yaml")),
+    ("cluster.yml", Some("yaml")),
+    ("template.json", Some("json")),
+    ("main.tf", Some("terraform")),
+    ("terragrunt.hcl", Some("hcl")),
+    ("terragrunt.stack.hcl", Some("hcl")),
+    ("stack.template", None),
+];
+
+#[test]
+fn pre_commit_hooks_select_every_file_fplint_reads() {
+    // The table covers every name a walk reads.
+    let read: Vec<&str> = IDENTIFY_TAGS
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| fplint::walk::is_lintable_name(Path::new(n)))
+        .collect();
+    assert_eq!(read.len(), IDENTIFY_TAGS.len(), "{read:?}");
+    for ext in fplint::walk::EXTENSIONS {
+        assert!(
+            IDENTIFY_TAGS
+                .iter()
+                .any(|(n, _)| n.ends_with(&format!(".{ext}"))),
+            "`.{ext}` is read but not in the table"
+        );
+    }
+    assert!(!fplint::walk::is_lintable_name(Path::new("README.md")));
+    for file in [
+        ".pre-commit-hooks.yaml",
+        "packaging/pre-commit/.pre-commit-hooks.yaml",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let line = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("types_or:"))
+            .unwrap_or_else(|| panic!("{file}: no types_or"));
+        let selected: Vec<&str> = line
+            .trim()
+            .trim_matches(['[', ']'])
+            .split(',')
+            .map(str::trim)
+            .collect();
+        for (name, tag) in IDENTIFY_TAGS {
+            if let Some(tag) = tag {
+                assert!(
+                    selected.contains(tag),
+                    "{file}: {name} is tagged `{tag}`, which types_or {selected:?} leaves out"
+                );
+            }
+        }
     }
 }
 

@@ -6,8 +6,9 @@ use globset::GlobSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Extensions read when walking a folder.
-const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
+/// Extensions read when walking a folder (beside Terragrunt's
+/// `terragrunt.hcl` and `terragrunt.stack.hcl`).
+pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
 
 /// A file to lint.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
