@@ -755,3 +755,44 @@ fn strip_ansi(s: &str) -> String {
     }
     out
 }
+
+/// A tree whose only Terraform is in a hidden folder: the walk skips it and
+/// says how many files and how to read them; `--hidden` lints them, and
+/// `.git` stays out either way.
+#[test]
+fn hidden_folders_are_counted_and_read_with_hidden() {
+    let d = tmp();
+    let tf = "resource \"aws_eks_fargate_profile\" \"a\" {\n  cluster_name = \"c\"\n  fargate_profile_name = \"a\"\n  pod_execution_role_arn = \"arn:aws:iam::1:role/r\"\n  subnet_ids = [\"s\"]\n  selector {\n    namespace = \"Bad_Namespace\"\n  }\n}\n";
+    write(d.path(), ".workshop/main.tf", tf);
+    write(d.path(), ".workshop/notes.md", "# not read\n");
+    write(d.path(), ".pre-commit-config.yaml", "repos: []\n");
+    write(d.path(), ".git/config.yaml", "x: 1\n");
+    let o = fplint(&["check", "--no-config", "--color", "never", "."], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o).lines().take(3).collect::<Vec<_>>(),
+        [
+            "note: .: no YAML, JSON or Terraform file here to lint",
+            "note: 2 YAML, JSON or Terraform files in hidden files or folders not linted",
+            "  help: `fplint check --hidden` reads hidden files and folders (`.git` excepted)",
+        ]
+    );
+    let o = fplint(
+        &[
+            "check",
+            "--no-config",
+            "--hidden",
+            "--format",
+            "concise",
+            ".",
+        ],
+        d.path(),
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains(".workshop/main.tf:7:17: FP016"), "{out}");
+    assert!(!out.contains(".git/"), "{out}");
+    assert!(!out.contains("hidden"), "{out}");
+    let help = stdout(&fplint(&["check", "--help"], d.path()));
+    assert!(help.contains("--hidden"), "{help}");
+}

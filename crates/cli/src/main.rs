@@ -185,6 +185,9 @@ struct CheckArgs {
     /// Ignore config files
     #[arg(long)]
     no_config: bool,
+    /// Also walk hidden files and folders (names starting with `.`), as ripgrep's --hidden; `.git` stays out
+    #[arg(long)]
+    hidden: bool,
     /// Write the report to a file instead of stdout
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -365,6 +368,7 @@ fn check(args: CheckArgs) -> ExitCode {
             (false, None) => ConfigChoice::Discover,
         },
         project_context: true,
+        hidden: args.hidden,
         ..Options::default()
     };
     let linter = match stdin {

@@ -94,6 +94,21 @@ pub(crate) fn roots_of(
         .collect()
 }
 
+/// The note for files the walk skipped as hidden, saying how to read them.
+pub(crate) fn hidden_notice(hidden: usize) -> Option<Notice> {
+    (hidden > 0).then(|| {
+        let files = if hidden == 1 { "file" } else { "files" };
+        Notice::new(
+            NoticeKind::Hidden,
+            None,
+            format!(
+                "{hidden} YAML, JSON or Terraform {files} in hidden files or folders not linted"
+            ),
+        )
+        .with_help("`fplint check --hidden` reads hidden files and folders (`.git` excepted)")
+    })
+}
+
 /// The notes for paths that hold nothing to lint.
 pub(crate) fn empty_notices(empty: &[PathBuf]) -> Vec<Notice> {
     empty

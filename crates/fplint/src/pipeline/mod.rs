@@ -61,6 +61,9 @@ pub struct Options {
     /// Read the cluster definitions of a named file's project as context
     /// (see [`crate::context`]); the CLI does, tests of single files do not.
     pub project_context: bool,
+    /// Walk hidden files and folders too (`--hidden`, as ripgrep's);
+    /// `.git` stays out. Without it, the run says how many it skipped.
+    pub hidden: bool,
 }
 
 impl Options {
@@ -201,7 +204,7 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
 fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let (limits, max_file_size) = opts.effective_limits(cfg);
     let base = cfg.base_dir();
-    let walked = walk::walk(paths, exclude_of(cfg, &base));
+    let walked = walk::walk_hidden(paths, exclude_of(cfg, &base), opts.hidden);
     let mut context = context_of(&walked, opts, cfg, &base);
     // The walk asked each path what it is: a named file is in its lists.
     let named: std::collections::HashSet<&std::path::Path> = walked
@@ -238,6 +241,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // order as they finish, so only the units finished ahead of a slower
     // one live beside the project.
     let mut notices = empty_notices(&walked.empty);
+    notices.extend(discover::hidden_notice(walked.hidden));
     notices.extend(crate::notice::chart_templates(&walked.chart_templates));
     let Absorbed {
         mut project,
