@@ -265,18 +265,16 @@ fn run(cli: Cli) -> ExitCode {
                 Err(code) => return code,
             };
             let loaded = linter.load(&paths);
-            let text = match format {
-                PlacementFormat::Text => {
-                    fplint::placement::render_text(&fplint::placement::tables(&loaded))
-                }
-                PlacementFormat::Json => {
-                    fplint::placement::render_json(&fplint::placement::tables(&loaded))
-                }
-                PlacementFormat::Mermaid => {
-                    render::diagram::mermaid(&loaded.project, &loaded.sources)
-                }
-                PlacementFormat::Dot => render::diagram::dot(&loaded.project, &loaded.sources),
-            };
+            use fplint::placement::Format;
+            let text = fplint::placement::render(
+                &loaded,
+                match format {
+                    PlacementFormat::Text => Format::Text,
+                    PlacementFormat::Json => Format::Json,
+                    PlacementFormat::Mermaid => Format::Mermaid,
+                    PlacementFormat::Dot => Format::Dot,
+                },
+            );
             emit(text.as_bytes());
             ExitCode::SUCCESS
         }
@@ -338,12 +336,9 @@ fn check(args: CheckArgs) -> ExitCode {
         eprintln!("error: {msg}");
         ExitCode::from(2)
     };
-    let (select, ignore) = match (
-        args.select.as_deref().map(select::selectors).transpose(),
-        select::selectors(&args.ignore),
-    ) {
-        (Ok(s), Ok(i)) => (s, i),
-        (Err(e), _) | (_, Err(e)) => return usage(format!("{e}\n`fplint rules` lists every rule")),
+    let (select, ignore) = match select::select_and_ignore(args.select.as_deref(), &args.ignore) {
+        Ok(both) => both,
+        Err(e) => return usage(e),
     };
     let stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
     if stdin && (args.paths.len() > 1 || args.fix || args.diff) {
@@ -356,17 +351,11 @@ fn check(args: CheckArgs) -> ExitCode {
     let opts = Options {
         select,
         ignore,
-        fail_on: match args.fail_on {
-            Some(Level::Error) => Some(Severity::Error),
-            Some(Level::Warning) => Some(Severity::Warning),
-            Some(Level::Info) => Some(Severity::Info),
-            Some(Level::Never) | None => None,
-        },
-        config: match (args.no_config, args.config) {
-            (true, _) => ConfigChoice::Disabled,
-            (false, Some(f)) => ConfigChoice::File(f),
-            (false, None) => ConfigChoice::Discover,
-        },
+        // `never` is no severity.
+        fail_on: args
+            .fail_on
+            .and_then(|l| Severity::parse(l.to_possible_value()?.get_name())),
+        config: ConfigChoice::from_flags(args.no_config, args.config),
         project_context: true,
         hidden: args.hidden,
         ..Options::default()
@@ -391,22 +380,10 @@ fn check(args: CheckArgs) -> ExitCode {
         if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
             return usage(format!("cannot read stdin: {e}"));
         }
-        // Without a name, the text tells its format; text that tells none
-        // is not passed as clean.
-        let name = match (&args.stdin_filename, std::str::from_utf8(&bytes)) {
-            (Some(n), _) => Some(n.as_str()),
-            (None, Ok(text)) => match fplint::stdin::guess(text) {
-                fplint::stdin::Guess::Document => None,
-                fplint::stdin::Guess::Terraform => Some(fplint::stdin::TERRAFORM_NAME),
-                fplint::stdin::Guess::Unknown => {
-                    return usage(
-                        "stdin is not an eksctl ClusterConfig, CloudFormation template, Kubernetes manifest or Terraform that fplint can tell by its text; name it with `--stdin-filename NAME` (e.g. main.tf, cluster.yaml)".into(),
-                    )
-                }
-            },
-            (None, Err(_)) => None,
-        };
-        (linter.check_stdin(name, &bytes), None)
+        match fplint::stdin::name_for(args.stdin_filename.as_deref(), &bytes) {
+            Ok(name) => (linter.check_stdin(name, &bytes), None),
+            Err(e) => return usage(e),
+        }
     } else if args.fix || args.diff {
         let f = linter.fix_paths(&args.paths, fix_opts);
         (f.report, Some((f.files, f.errors)))
@@ -417,7 +394,7 @@ fn check(args: CheckArgs) -> ExitCode {
     // the report. Fix errors are not in the report: always on stderr.
     let show_errors = args.quiet || args.format != OutputFormat::Human;
     for e in outcome.errors.iter().filter(|_| show_errors) {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", render::escape_controls(e));
     }
     for e in fixed.iter().flat_map(|(_, e)| e) {
         eprintln!("error: {e}");
@@ -430,11 +407,7 @@ fn check(args: CheckArgs) -> ExitCode {
         if args.show_fixes {
             eprint!("{}", fplint::fix::show(&files));
         }
-        return ExitCode::from(match (fix_failed, files.is_empty()) {
-            (true, _) => 2,
-            (false, false) if !fail_never => 1,
-            (false, _) => 0,
-        });
+        return ExitCode::from(fplint::fix::diff_exit_code(&files, fix_failed, fail_never));
     }
     let fixed_files = fixed.map(|(f, _)| f).unwrap_or_default();
     if args.show_fixes {
@@ -453,48 +426,28 @@ fn check(args: CheckArgs) -> ExitCode {
         ColorChoice::Never => false,
         ColorChoice::Auto => render::human::auto_color(to_terminal),
     };
-    let width = render::human::terminal_width(to_terminal);
-    let ascii = render::human::ascii_terminal();
-    let fit = |text: String| match render::human::summary_width(to_terminal) {
-        Some(w) => render::human::fit(&text, w),
-        None => text,
+    let opts = render::ReportOptions {
+        format: match args.format {
+            OutputFormat::Human => render::Format::Human,
+            OutputFormat::Json => render::Format::Json,
+            OutputFormat::Sarif => render::Format::Sarif,
+            OutputFormat::Github => render::Format::Github,
+            OutputFormat::Concise => render::Format::Concise,
+            OutputFormat::Summary => render::Format::Summary,
+        },
+        statistics: args.statistics,
+        quiet: args.quiet,
+        human: render::human::HumanOptions {
+            color,
+            width: render::human::terminal_width(to_terminal),
+            ascii: render::human::ascii_terminal(),
+        },
+        summary_width: render::human::summary_width(to_terminal),
+        elapsed: started.elapsed(),
+        fixes_applied: fixed_files.iter().map(|f| f.applied.len()).sum(),
+        unsafe_fixes: args.unsafe_fixes,
     };
-    let text = match args.format {
-        OutputFormat::Json if args.statistics => render::statistics::json(&outcome),
-        _ if args.statistics => {
-            let mut s = render::statistics::text(&outcome);
-            if !args.quiet && args.format == OutputFormat::Human {
-                s.push_str(&fit(render::human::summary(&outcome, started.elapsed())));
-            }
-            s
-        }
-        OutputFormat::Json => render::json::render(&outcome),
-        OutputFormat::Concise => render::concise::render(&outcome),
-        OutputFormat::Sarif => render::sarif::render(&outcome),
-        OutputFormat::Github => render::github::render(&outcome),
-        OutputFormat::Summary => {
-            render::summary::render(&outcome, &render::summary::SummaryOptions::from_env())
-        }
-        OutputFormat::Human => {
-            let opts = render::human::HumanOptions {
-                color,
-                width,
-                ascii,
-            };
-            let mut s = render::human::render(&outcome, &opts);
-            if !args.quiet {
-                let applied = fixed_files.iter().map(|f| f.applied.len()).sum();
-                let mut summary = render::human::summary(&outcome, started.elapsed());
-                summary.push_str(&render::human::fix_summary(
-                    &outcome,
-                    applied,
-                    args.unsafe_fixes,
-                ));
-                s.push_str(&fit(summary));
-            }
-            s
-        }
-    };
+    let text = render::report(&outcome, &opts);
     match &args.output {
         Some(path) => {
             if let Err(e) = fplint::fs::write_atomically(path, text.as_bytes()) {
@@ -504,11 +457,7 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => emit(text.as_bytes()),
     }
-    let code = match (fix_failed, outcome.exit_code()) {
-        (true, _) => 2,
-        (false, 1) if fail_never => 0,
-        (false, c) => u8::try_from(c).unwrap_or(2),
-    };
+    let code = outcome.check_exit_code(fail_never, fix_failed);
     // The process ends here: the system frees the model faster than
     // dropping it item by item would.
     std::mem::forget(outcome);
@@ -533,11 +482,7 @@ fn context_linter(
     no_config: bool,
     config: Option<PathBuf>,
 ) -> Result<Linter, ExitCode> {
-    let choice = match (no_config, config) {
-        (true, _) => ConfigChoice::Disabled,
-        (false, Some(f)) => ConfigChoice::File(f),
-        (false, None) => ConfigChoice::Discover,
-    };
+    let choice = ConfigChoice::from_flags(no_config, config);
     let linter = match Linter::with_choice(paths, &choice) {
         Ok(l) => l,
         Err(e) => {

@@ -359,6 +359,29 @@ fn size(vcpu: Option<f64>, memory_gb: Option<f64>) -> String {
     }
 }
 
+/// The formats of `fplint placement`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One table per cluster ([`render_text`]).
+    Text,
+    /// The tables as JSON ([`render_json`]).
+    Json,
+    /// A Mermaid flowchart ([`crate::render::diagram::mermaid`]).
+    Mermaid,
+    /// A Graphviz digraph ([`crate::render::diagram::dot`]).
+    Dot,
+}
+
+/// What `fplint placement` prints for what was loaded, in `format`.
+pub fn render(loaded: &Loaded, format: Format) -> String {
+    match format {
+        Format::Text => render_text(&tables(loaded)),
+        Format::Json => render_json(&tables(loaded)),
+        Format::Mermaid => crate::render::diagram::mermaid(&loaded.project, &loaded.sources),
+        Format::Dot => crate::render::diagram::dot(&loaded.project, &loaded.sources),
+    }
+}
+
 /// The tables as `fplint placement` prints them.
 pub fn render_text(tables: &[ClusterTable]) -> String {
     crate::render::escape_controls(&render_text_unescaped(tables)).into_owned()

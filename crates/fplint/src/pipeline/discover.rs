@@ -20,6 +20,17 @@ pub enum ConfigChoice {
     Disabled,
 }
 
+impl ConfigChoice {
+    /// The choice of the command line's `--no-config` and `--config FILE`.
+    pub fn from_flags(no_config: bool, config: Option<PathBuf>) -> ConfigChoice {
+        match (no_config, config) {
+            (true, _) => ConfigChoice::Disabled,
+            (false, Some(f)) => ConfigChoice::File(f),
+            (false, None) => ConfigChoice::Discover,
+        }
+    }
+}
+
 /// The configuration `choice` names, discovered from the first path.
 pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config, ConfigError> {
     match choice {

@@ -176,6 +176,79 @@ impl OffsetMap {
     }
 }
 
+/// The formats of `fplint check`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Code frames, help and fixes, then a summary ([`human`]).
+    Human,
+    /// One JSON object ([`json`]).
+    Json,
+    /// SARIF 2.1.0 ([`sarif`]).
+    Sarif,
+    /// GitHub Actions workflow commands ([`github`]).
+    Github,
+    /// One line per finding ([`concise`]).
+    Concise,
+    /// Markdown for a GitHub job summary ([`summary`]).
+    Summary,
+}
+
+/// How `fplint check` prints a report.
+pub struct ReportOptions {
+    /// The format.
+    pub format: Format,
+    /// One line per rule with its count instead of the findings.
+    pub statistics: bool,
+    /// No summary line after the human format.
+    pub quiet: bool,
+    /// How the human format looks.
+    pub human: human::HumanOptions,
+    /// The width the human summary is wrapped at ([`human::summary_width`]).
+    pub summary_width: Option<usize>,
+    /// How long the run took, for the summary.
+    pub elapsed: std::time::Duration,
+    /// Fixes written by `--fix`.
+    pub fixes_applied: usize,
+    /// `--unsafe-fixes` was given.
+    pub unsafe_fixes: bool,
+}
+
+/// A report as `fplint check` prints it in the format asked for.
+pub fn report(outcome: &Report, o: &ReportOptions) -> String {
+    let fit = |text: String| match o.summary_width {
+        Some(w) => human::fit(&text, w),
+        None => text,
+    };
+    match o.format {
+        Format::Json if o.statistics => statistics::json(outcome),
+        _ if o.statistics => {
+            let mut s = statistics::text(outcome);
+            if !o.quiet && o.format == Format::Human {
+                s.push_str(&fit(human::summary(outcome, o.elapsed)));
+            }
+            s
+        }
+        Format::Json => json::render(outcome),
+        Format::Concise => concise::render(outcome),
+        Format::Sarif => sarif::render(outcome),
+        Format::Github => github::render(outcome),
+        Format::Summary => summary::render(outcome, &summary::SummaryOptions::from_env()),
+        Format::Human => {
+            let mut s = human::render(outcome, &o.human);
+            if !o.quiet {
+                let mut summary = human::summary(outcome, o.elapsed);
+                summary.push_str(&human::fix_summary(
+                    outcome,
+                    o.fixes_applied,
+                    o.unsafe_fixes,
+                ));
+                s.push_str(&fit(summary));
+            }
+            s
+        }
+    }
+}
+
 /// The rule name for a code (`FP001` → `coredns-selector-labels`).
 pub fn rule_name(code: &str) -> &'static str {
     fplint_rules::find(code).map_or("unknown", |r| r.name)
