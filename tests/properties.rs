@@ -440,8 +440,10 @@ fn control_characters_never_reach_the_terminal() {
         cases.push(("escaped.yaml", escaped.into_bytes()));
         for (name, bytes) in cases {
             let report = fplint::lint::lint_bytes(name, &bytes, &Options::default());
+            // A NUL makes a file binary: YAML that is is someone else's.
+            let binary_yaml = byte == 0 && name == "cluster.yaml";
             assert!(
-                !report.diagnostics().is_empty(),
+                !report.diagnostics().is_empty() || binary_yaml,
                 "byte {byte:#04x} in {name}: nothing to render"
             );
             let tables = fplint::placement::tables_of(&report.project, &report.sources);
