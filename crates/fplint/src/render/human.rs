@@ -374,11 +374,18 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .with_break_words(false);
     let mut out = String::new();
+    // Each file is scanned for control characters once, however many
+    // findings it has.
+    let mut escapes: std::collections::HashMap<fplint_core::FileId, Option<Escaped>> =
+        std::collections::HashMap::new();
     for d in &outcome.diagnostics {
         let file = outcome.file(d);
         // A file with control characters is drawn escaped, its spans moved
         // to match; the header keeps the file's own line and column.
-        let escaped = file.as_ref().and_then(|f| escaped_file(f, d));
+        let escaped = file.as_ref().and_then(|f| {
+            let e = escapes.entry(f.id).or_insert_with(|| escape_file(f));
+            e.as_ref().map(|e| e.apply(f, d))
+        });
         let (file, d, header) = match escaped {
             Some((f, d2, lc)) => (Some(f), std::borrow::Cow::Owned(d2), Some(lc)),
             None => (file, std::borrow::Cow::Borrowed(d), None),
@@ -484,13 +491,16 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
     }
 }
 
-/// `f` with its control characters escaped, `d` with its spans in that
-/// file moved to match, and where `d` starts in `f`; `None` when `f` has
-/// nothing to escape.
-fn escaped_file(
-    f: &Arc<SourceFile>,
-    d: &Diagnostic,
-) -> Option<(Arc<SourceFile>, Diagnostic, fplint_core::LineCol)> {
+/// A file with its control characters escaped, and where its offsets are
+/// in the escaped text.
+struct Escaped {
+    file: Arc<SourceFile>,
+    map: super::OffsetMap,
+}
+
+/// `f` escaped; `None` when neither its path nor its text holds a
+/// control character.
+fn escape_file(f: &Arc<SourceFile>) -> Option<Escaped> {
     let path = super::escape_controls(&f.path);
     let (text, map) = match super::escape_source(&f.text) {
         Some(e) => e,
@@ -499,23 +509,37 @@ fn escaped_file(
         }
         None => return None,
     };
-    let (start, _) = shown(f, d.span.start as usize, d.span.end as usize);
-    let lc = f.line_col(start);
-    let moved = |span: &mut fplint_core::Span| {
-        if span.file == f.id {
-            let start = map.map(f.clamp(span.start as usize));
-            let end = map.map(f.clamp(span.end as usize));
-            span.start = u32::try_from(start).unwrap_or(u32::MAX);
-            span.end = u32::try_from(end).unwrap_or(u32::MAX);
+    Some(Escaped {
+        file: Arc::new(SourceFile::new(f.id, path.into_owned(), text)),
+        map,
+    })
+}
+
+impl Escaped {
+    /// The escaped file, `d` with its spans in `f` moved to match, and
+    /// where `d` starts in `f` itself.
+    fn apply(
+        &self,
+        f: &SourceFile,
+        d: &Diagnostic,
+    ) -> (Arc<SourceFile>, Diagnostic, fplint_core::LineCol) {
+        let (start, _) = shown(f, d.span.start as usize, d.span.end as usize);
+        let lc = f.line_col(start);
+        let moved = |span: &mut fplint_core::Span| {
+            if span.file == f.id {
+                let start = self.map.map(f.clamp(span.start as usize));
+                let end = self.map.map(f.clamp(span.end as usize));
+                span.start = u32::try_from(start).unwrap_or(u32::MAX);
+                span.end = u32::try_from(end).unwrap_or(u32::MAX);
+            }
+        };
+        let mut d = d.clone();
+        moved(&mut d.span);
+        for r in &mut d.related {
+            moved(&mut r.span);
         }
-    };
-    let mut d = d.clone();
-    moved(&mut d.span);
-    for r in &mut d.related {
-        moved(&mut r.span);
+        (self.file.clone(), d, lc)
     }
-    let file = Arc::new(SourceFile::new(f.id, path.into_owned(), text));
-    Some((file, d, lc))
 }
 
 /// The labels of a diagnostic drawn in a window of its lines; related
