@@ -539,6 +539,68 @@ fn pre_commit_hook_names_kubernetes_manifests() {
     }
 }
 
+/// Every name fplint reads in a walk, and the tag pre-commit's `identify`
+/// gives it (`identify.tags_from_filename`; `.ci/run` checks this table
+/// against the real `identify`). Each tag must be selected by both hook
+/// definitions, or a commit that changes only such files never reaches
+/// fplint (as `terragrunt.hcl`, tagged `hcl`, did not). `None`: identify
+/// tags the name only `text`, which no hook can select without passing
+/// every text file.
+const IDENTIFY_TAGS: &[(&str, Option<&str>)] = &[
+    ("cluster.yaml", Some("yaml")),
+    ("cluster.yml", Some("yaml")),
+    ("template.json", Some("json")),
+    ("main.tf", Some("terraform")),
+    ("terragrunt.hcl", Some("hcl")),
+    ("terragrunt.stack.hcl", Some("hcl")),
+    ("stack.template", None),
+];
+
+#[test]
+fn pre_commit_hooks_select_every_file_fplint_reads() {
+    // The table covers every name a walk reads.
+    let read: Vec<&str> = IDENTIFY_TAGS
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| fplint::walk::is_lintable_name(Path::new(n)))
+        .collect();
+    assert_eq!(read.len(), IDENTIFY_TAGS.len(), "{read:?}");
+    for ext in fplint::walk::EXTENSIONS {
+        assert!(
+            IDENTIFY_TAGS
+                .iter()
+                .any(|(n, _)| n.ends_with(&format!(".{ext}"))),
+            "`.{ext}` is read but not in the table"
+        );
+    }
+    assert!(!fplint::walk::is_lintable_name(Path::new("README.md")));
+    for file in [
+        ".pre-commit-hooks.yaml",
+        "packaging/pre-commit/.pre-commit-hooks.yaml",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let line = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("types_or:"))
+            .unwrap_or_else(|| panic!("{file}: no types_or"));
+        let selected: Vec<&str> = line
+            .trim()
+            .trim_matches(['[', ']'])
+            .split(',')
+            .map(str::trim)
+            .collect();
+        for (name, tag) in IDENTIFY_TAGS {
+            if let Some(tag) = tag {
+                assert!(
+                    selected.contains(tag),
+                    "{file}: {name} is tagged `{tag}`, which types_or {selected:?} leaves out"
+                );
+            }
+        }
+    }
+}
+
 /// Human output at `width` columns, without or with colour.
 fn human(d: &Path, width: &str, color: &str, file: &str) -> String {
     let o = run(
@@ -693,4 +755,45 @@ fn strip_ansi(s: &str) -> String {
         }
     }
     out
+}
+
+/// A tree whose only Terraform is in a hidden folder: the walk skips it and
+/// says how many files and how to read them; `--hidden` lints them, and
+/// `.git` stays out either way.
+#[test]
+fn hidden_folders_are_counted_and_read_with_hidden() {
+    let d = tmp();
+    let tf = "resource \"aws_eks_fargate_profile\" \"a\" {\n  cluster_name = \"c\"\n  fargate_profile_name = \"a\"\n  pod_execution_role_arn = \"arn:aws:iam::1:role/r\"\n  subnet_ids = [\"s\"]\n  selector {\n    namespace = \"Bad_Namespace\"\n  }\n}\n";
+    write(d.path(), ".workshop/main.tf", tf);
+    write(d.path(), ".workshop/notes.md", "# not read\n");
+    write(d.path(), ".pre-commit-config.yaml", "repos: []\n");
+    write(d.path(), ".git/config.yaml", "x: 1\n");
+    let o = fplint(&["check", "--no-config", "--color", "never", "."], d.path());
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o).lines().take(3).collect::<Vec<_>>(),
+        [
+            "note: .: no YAML, JSON or Terraform file here to lint",
+            "note: 2 YAML, JSON or Terraform files in hidden files or folders not linted",
+            "  help: `fplint check --hidden` reads hidden files and folders (`.git` excepted)",
+        ]
+    );
+    let o = fplint(
+        &[
+            "check",
+            "--no-config",
+            "--hidden",
+            "--format",
+            "concise",
+            ".",
+        ],
+        d.path(),
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains(".workshop/main.tf:7:17: FP016"), "{out}");
+    assert!(!out.contains(".git/"), "{out}");
+    assert!(!out.contains("hidden"), "{out}");
+    let help = stdout(&fplint(&["check", "--help"], d.path()));
+    assert!(help.contains("--hidden"), "{help}");
 }

@@ -175,9 +175,39 @@ fn random_bytes() {
     assert_eq!(r.code, 2);
     // Binary YAML/JSON that does not look like ours is someone else's file.
     assert!(r.fp000("r.yaml").is_empty() && r.fp000("r.json").is_empty());
-    // A .tf file is always ours: located at its first invalid byte.
-    r.assert_fp000("r.tf", 1, None, "not UTF-8");
+    // A .tf file is always ours: noise with NUL bytes is binary.
+    r.assert_fp000("r.tf", 1, Some(1), "`r.tf` is a binary file, not text");
     r.assert_good_reported();
+}
+
+#[test]
+fn binary_terraform_is_not_text_and_never_shown() {
+    // An ELF header named main.tf: FP000 says binary, and no byte of it is printed.
+    let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x1b]0;x\x07".to_vec();
+    elf.extend(noise(7, 256));
+    let d = case(&[("main.tf", &elf)]);
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    r.assert_fp000(
+        "main.tf",
+        1,
+        Some(1),
+        "`main.tf` is a binary file, not text",
+    );
+    r.assert_good_reported();
+    let o = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "--no-config", "--color", "never", "main.tf"])
+        .current_dir(d.path())
+        .output()
+        .expect("runs");
+    let out = String::from_utf8(o.stdout).expect("the report is UTF-8");
+    assert!(out.contains("FP000 parse-error"), "{out}");
+    assert!(
+        out.contains("`main.tf` is a binary file, not text"),
+        "{out}"
+    );
+    assert!(!out.contains("ELF") && !out.contains('\u{fffd}'), "{out}");
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
 }
 
 #[test]
@@ -718,4 +748,70 @@ fn chart_limits_are_set_in_the_config() {
         "[limits]\nhelm-include-depth = 0\n",
     );
     assert_usage_error(d.path(), "between 1 and 1000");
+}
+
+/// A file the process may not read is a path the run could not read, not
+/// a parse error: no FP000, the path in `errors`, exit 2, and the summary
+/// counts it. `FPLINT_DEBUG_UNREADABLE` refuses the read as the file system
+/// refuses a file without permission (tests often run as root, who may
+/// read anything).
+#[test]
+fn unreadable_is_not_a_parse_error() {
+    let d = case(&[
+        ("secret.yaml", GOOD.as_bytes()),
+        ("main.tf", b"locals {}\n"),
+    ]);
+    let env = [("FPLINT_DEBUG_UNREADABLE", "secret.yaml")];
+    let r = check_env(d.path(), &["--no-config"], &env);
+    assert_eq!(r.code, 2);
+    assert!(r.fp000("secret.yaml").is_empty(), "{:#?}", r.diags);
+    r.assert_good_reported();
+    let json = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "--no-config", "--format", "json", "."])
+        .env("FPLINT_DEBUG_UNREADABLE", "secret.yaml")
+        .current_dir(d.path())
+        .output()
+        .expect("runs");
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(
+        v["errors"],
+        serde_json::json!(["cannot read `secret.yaml`: Permission denied (os error 13)"])
+    );
+    // Two unreadable files, one of them Terraform: the summary counts both.
+    let human = Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["check", "--no-config", "--color", "never", "."])
+        .env("FPLINT_DEBUG_UNREADABLE", "secret.yaml,main.tf")
+        .current_dir(d.path())
+        .output()
+        .expect("runs");
+    let out = String::from_utf8_lossy(&human.stdout);
+    assert_eq!(human.status.code(), Some(2));
+    assert!(!out.contains("parse-error"), "{out}");
+    assert!(
+        out.contains("error: cannot read `main.tf`: Permission denied (os error 13)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fplint could not read 2 paths: the results are incomplete.\n"),
+        "{out}"
+    );
+}
+
+/// The same with the file system's own refusal, where it refuses: a file
+/// of mode 000, unless the tests run as root.
+#[cfg(unix)]
+#[test]
+fn a_file_without_permission_is_unreadable() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = case(&[("secret.yaml", GOOD.as_bytes())]);
+    let p = d.path().join("secret.yaml");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read(&p).is_ok() {
+        eprintln!("skipped: this process may read a file of mode 000 (root)");
+        return;
+    }
+    let r = check(d.path(), &["--no-config"]);
+    assert_eq!(r.code, 2);
+    assert!(r.fp000("secret.yaml").is_empty(), "{:#?}", r.diags);
+    r.assert_good_reported();
 }

@@ -379,3 +379,143 @@ proptest! {
         fix_then_check("infra/main.tf", &awscc_module(&deps), races(&deps))?;
     }
 }
+
+/// Whether `out` holds a control character a terminal would act on: any
+/// but tab and line feed, or, with `color`, an escape that does not start
+/// a colour (SGR) sequence, which fplint writes itself.
+fn raw_control(out: &str, color: bool) -> Option<(usize, char)> {
+    let b = out.as_bytes();
+    out.char_indices().find(|&(i, c)| {
+        if c == '\t' || c == '\n' || !c.is_control() {
+            return false;
+        }
+        if color && c == '\u{1b}' && b.get(i + 1) == Some(&b'[') {
+            let rest = &b[i + 2..];
+            let n = rest
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || **b == b';')
+                .count();
+            return rest.get(n) != Some(&b'm');
+        }
+        true
+    })
+}
+
+/// Every byte value, written raw into a `.tf` or YAML string (a code frame
+/// shows the line) and as a YAML escape (a message quotes the value), comes
+/// out of every format people read escaped; JSON and SARIF stay exact.
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    use fplint::render;
+    let human = |color| render::human::HumanOptions {
+        color,
+        width: 100,
+        ascii: false,
+    };
+    for byte in 0u8..=255 {
+        // Above ASCII, the character of that value (C1 included) as UTF-8, and
+        // the raw byte, which is not UTF-8.
+        let mut raw = Vec::new();
+        match byte {
+            0..=0x7f => raw.push(byte),
+            _ => raw.extend(char::from(byte).to_string().as_bytes()),
+        }
+        let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+        let tf = [&b"locals {\n  a = \"x"[..], &raw, b"]0;t\x07y\" +\n}\n"].concat();
+        cases.push(("main.tf", tf));
+        let yaml = [
+            &b"apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: \"c"[..],
+            &raw,
+            b"\"\n  region: [\n",
+        ]
+        .concat();
+        cases.push(("cluster.yaml", yaml));
+        cases.push((
+            "raw.tf",
+            [&b"locals { a = \"x"[..], &[byte], b"\" + }\n"].concat(),
+        ));
+        let escaped = format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: \"c\\x{byte:02x}]0;t\"\n  region: us-east-1\nfargateProfiles:\n  - name: fp\n    selectors:\n      - namespace: \"a\\x{byte:02x}]0;t\"\n"
+        );
+        cases.push(("escaped.yaml", escaped.into_bytes()));
+        for (name, bytes) in cases {
+            let report = fplint::lint::lint_bytes(name, &bytes, &Options::default());
+            // A NUL makes a file binary: YAML that is is someone else's.
+            let binary_yaml = byte == 0 && name == "cluster.yaml";
+            assert!(
+                !report.diagnostics().is_empty() || binary_yaml,
+                "byte {byte:#04x} in {name}: nothing to render"
+            );
+            let tables = fplint::placement::tables_of(&report.project, &report.sources);
+            let outputs = [
+                (
+                    "human",
+                    render::human::render(&report, &human(false)),
+                    false,
+                ),
+                (
+                    "human --color",
+                    render::human::render(&report, &human(true)),
+                    true,
+                ),
+                (
+                    "summary line",
+                    render::human::summary(&report, std::time::Duration::ZERO),
+                    false,
+                ),
+                ("concise", render::concise::render(&report), false),
+                ("github", render::github::render(&report), false),
+                (
+                    "summary",
+                    render::summary::render(&report, &render::summary::SummaryOptions::default()),
+                    false,
+                ),
+                ("statistics", render::statistics::text(&report), false),
+                ("placement", fplint::placement::render_text(&tables), false),
+                (
+                    "mermaid",
+                    render::diagram::mermaid(&report.project, &report.sources),
+                    false,
+                ),
+                (
+                    "dot",
+                    render::diagram::dot(&report.project, &report.sources),
+                    false,
+                ),
+            ];
+            for (format, out, color) in outputs {
+                if let Some((at, c)) = raw_control(&out, color) {
+                    panic!("byte {byte:#04x} in {name}: {format} has {c:?} at {at}:\n{out:?}");
+                }
+            }
+            // The machine formats are exact: each message parses back whole.
+            let json: serde_json::Value =
+                serde_json::from_str(&render::json::render(&report)).expect("JSON parses");
+            let sarif: serde_json::Value =
+                serde_json::from_str(&render::sarif::render(&report)).expect("SARIF parses");
+            let messages: Vec<&str> = report
+                .diagnostics()
+                .iter()
+                .map(|d| d.message.as_str())
+                .collect();
+            let in_json: Vec<&str> = json["diagnostics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d["message"].as_str())
+                .collect();
+            assert_eq!(in_json, messages, "byte {byte:#04x} in {name}: JSON");
+            let in_sarif: Vec<&str> = sarif["runs"][0]["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r["message"]["text"].as_str())
+                .collect();
+            assert_eq!(
+                in_sarif.len(),
+                messages.len(),
+                "byte {byte:#04x} in {name}: SARIF"
+            );
+        }
+    }
+}

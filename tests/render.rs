@@ -400,3 +400,29 @@ fn crate_ranges(chart: &str) -> usize {
         .filter(|c| c.name == chart)
         .count()
 }
+
+/// A template that renders only comments is valid YAML holding nothing:
+/// printed as `helm template` prints it, with no note.
+#[test]
+fn a_comment_only_document_is_not_called_invalid() {
+    let d = tmp();
+    write(
+        d.path(),
+        "ch/Chart.yaml",
+        "apiVersion: v2\nname: ch\nversion: 0.1.0\n",
+    );
+    write(d.path(), "ch/templates/a.yaml", "# switched off\n");
+    write(d.path(), "ch/templates/b.yaml", "a: [\n");
+    let o = fplint(&["render", "ch", "--release", "r", "-n", "d"], d.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("---\n# Source: ch/templates/a.yaml\n# switched off\n---\n"),
+        "{out}"
+    );
+    // What is not YAML still says so.
+    assert!(
+        out.contains("# Source: ch/templates/b.yaml\n# fplint: not read: not valid YAML\na: [\n"),
+        "{out}"
+    );
+}

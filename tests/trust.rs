@@ -771,7 +771,7 @@ fn named_files_that_cannot_be_linted_are_skipped_with_the_reason() {
         "skipped: .github/workflows/ci.yml: not an eksctl ClusterConfig, CloudFormation template or Kubernetes manifest
 skipped: chart/templates/deployment.yaml: a template (Helm or Jinja), not valid YAML until rendered; lint the rendered output
 skipped: empty.yaml: empty file
-skipped: logo.png.yaml: binary or not UTF-8 text
+skipped: logo.png.yaml: binary, not text
 "
         .to_string()
             + &stdout(&o)[stdout(&o).find("No problems").unwrap_or(0)..]

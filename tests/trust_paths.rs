@@ -521,6 +521,14 @@ fn the_notes_advice_for_two_versions_of_one_cluster_does_what_it_says() {
         &format!("{HARBOR}fargateProfiles:\n  - name: fp-apps\n    selectors:\n      - namespace: apps\n  - name: fp-system\n    selectors:\n      - namespace: kube-system\n"),
     );
     write(d.path(), "k8s/web.yaml", WEB);
+    // A workload only the next version places: the two versions disagree,
+    // so the run keeps its note rather than weighing them.
+    write(
+        d.path(),
+        "k8s/api.yaml",
+        &WEB.replace("name: web", "name: api")
+            .replace("namespace: web", "namespace: kube-system"),
+    );
     let v = json(&fplint(&["check", "--format", "json", "."], d.path()));
     let help = v["notices"][0]["help"]
         .as_str()

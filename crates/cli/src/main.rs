@@ -18,7 +18,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Lint files and folders
-    #[command(after_long_help = CHECK_AFTER_HELP)]
+    #[command(after_long_help = render::help::CHECK)]
     Check(CheckArgs),
     /// Print one rule's documentation (Markdown)
     Rule {
@@ -50,7 +50,7 @@ enum Command {
         no_config: bool,
     },
     /// Print the manifests fplint builds: a chart rendered, a kustomization built, the releases a file declares
-    #[command(after_long_help = RENDER_AFTER_HELP)]
+    #[command(after_long_help = render::help::RENDER)]
     Render {
         /// A chart folder, a kustomization folder, or a file or folder that declares releases of local charts
         path: PathBuf,
@@ -149,15 +149,6 @@ enum Level {
     Never,
 }
 
-const CHECK_AFTER_HELP: &str = "\
-Exit codes:
-  0  no finding at or above --fail-on
-  1  at least one finding at or above --fail-on (never with --exit-zero)
-  2  usage error, unreadable path, bad config, or a file that could not be parsed
-
-Rules are chosen by code (FP001), code prefix (FP0) or name (coredns-selector-labels);
-`fplint rules` lists them.";
-
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Files or folders to lint; `-` reads one file from stdin
@@ -190,6 +181,9 @@ struct CheckArgs {
     /// Ignore config files
     #[arg(long)]
     no_config: bool,
+    /// Also walk hidden files and folders (names starting with `.`), as ripgrep's --hidden; `.git` stays out
+    #[arg(long)]
+    hidden: bool,
     /// Write the report to a file instead of stdout
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -218,22 +212,6 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff"])]
     write_baseline: Option<PathBuf>,
 }
-
-const RENDER_AFTER_HELP: &str = "\
-What fplint lints, as `helm template` prints it: each document headed
-`# Source: CHART/templates/FILE`. A value fplint cannot know prints as
-__FPLINT_UNKNOWN__, and a `# fplint:` line says why a document is unknown
-in part or could not be rendered. A chart folder alone renders as `check`
-reads it: release name and namespace unknown unless --release and
---namespace give them. For a file that declares releases (a .tf with
-`helm_release`, an Argo CD Application, a Flux HelmRelease, a helmfile),
-each release of a local chart renders with its own name, namespace and
-values, as `check` reads them.
-
-Examples:
-  fplint render charts/web --release web --namespace apps -f prod.yaml
-  fplint render infra/main.tf
-  fplint render deploy/overlays/prod";
 
 fn main() -> ExitCode {
     #[cfg(feature = "mimalloc")]
@@ -273,43 +251,17 @@ fn run(cli: Cli) -> ExitCode {
                 Ok(l) => l,
                 Err(code) => return code,
             };
-            if let Some(rev) = diff {
-                use fplint::placement_diff as pd;
-                let d = match pd::diff(&linter, &rev, &paths) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(2);
-                    }
-                };
-                let text = match format {
-                    PlacementFormat::Text => pd::render_text(&d),
-                    PlacementFormat::Json => pd::render_json(&d),
-                    PlacementFormat::Summary => pd::render_summary(&d),
-                    PlacementFormat::Mermaid | PlacementFormat::Dot => {
-                        eprintln!("error: --diff prints text, json or summary");
-                        return ExitCode::from(2);
-                    }
-                };
-                emit(text.as_bytes());
-                return ExitCode::SUCCESS;
-            }
-            let loaded = linter.load(&paths);
-            let text = match format {
-                PlacementFormat::Text => {
-                    fplint::placement::render_text(&fplint::placement::tables(&loaded))
-                }
-                PlacementFormat::Json => {
-                    fplint::placement::render_json(&fplint::placement::tables(&loaded))
-                }
-                PlacementFormat::Mermaid => {
-                    render::diagram::mermaid(&loaded.project, &loaded.sources)
-                }
-                PlacementFormat::Dot => render::diagram::dot(&loaded.project, &loaded.sources),
-                PlacementFormat::Summary => {
-                    eprintln!("error: the summary format is for --diff");
-                    return ExitCode::from(2);
-                }
+            use fplint::placement::Format;
+            let format = match format {
+                PlacementFormat::Text => Format::Text,
+                PlacementFormat::Json => Format::Json,
+                PlacementFormat::Mermaid => Format::Mermaid,
+                PlacementFormat::Dot => Format::Dot,
+                PlacementFormat::Summary => Format::Summary,
+            };
+            let text = match fplint::placement::print(&linter, &paths, diff.as_deref(), format) {
+                Ok(t) => t,
+                Err(e) => return fail(e),
             };
             emit(text.as_bytes());
             ExitCode::SUCCESS
@@ -368,40 +320,28 @@ fn run(cli: Cli) -> ExitCode {
 
 fn check(args: CheckArgs) -> ExitCode {
     let started = std::time::Instant::now();
-    let usage = |msg: String| {
-        eprintln!("error: {msg}");
-        ExitCode::from(2)
-    };
-    let (select, ignore) = match (
-        args.select.as_deref().map(select::selectors).transpose(),
-        select::selectors(&args.ignore),
-    ) {
-        (Ok(s), Ok(i)) => (s, i),
-        (Err(e), _) | (_, Err(e)) => return usage(format!("{e}\n`fplint rules` lists every rule")),
+    let (select, ignore) = match select::select_and_ignore(args.select.as_deref(), &args.ignore) {
+        Ok(both) => both,
+        Err(e) => return fail(e),
     };
     let stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
     if stdin && (args.paths.len() > 1 || args.fix || args.diff) {
-        return usage("`-` (stdin) is linted alone, and cannot be fixed in place".into());
+        return fail("`-` (stdin) is linted alone, and cannot be fixed in place");
     }
     if args.stdin_filename.is_some() && !stdin {
-        return usage("--stdin-filename names the text read from `-`; pass `-` as the path".into());
+        return fail("--stdin-filename names the text read from `-`; pass `-` as the path");
     }
     let fail_never = args.exit_zero || args.fail_on == Some(Level::Never);
     let opts = Options {
         select,
         ignore,
-        fail_on: match args.fail_on {
-            Some(Level::Error) => Some(Severity::Error),
-            Some(Level::Warning) => Some(Severity::Warning),
-            Some(Level::Info) => Some(Severity::Info),
-            Some(Level::Never) | None => None,
-        },
-        config: match (args.no_config, args.config) {
-            (true, _) => ConfigChoice::Disabled,
-            (false, Some(f)) => ConfigChoice::File(f),
-            (false, None) => ConfigChoice::Discover,
-        },
+        // `never` is no severity.
+        fail_on: args
+            .fail_on
+            .and_then(|l| Severity::parse(l.to_possible_value()?.get_name())),
+        config: ConfigChoice::from_flags(args.no_config, args.config),
         project_context: true,
+        hidden: args.hidden,
         ..Options::default()
     };
     let linter = match stdin {
@@ -422,57 +362,33 @@ fn check(args: CheckArgs) -> ExitCode {
     let (outcome, fixed) = if stdin {
         let mut bytes = Vec::new();
         if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
-            return usage(format!("cannot read stdin: {e}"));
+            return fail(format!("cannot read stdin: {e}"));
         }
-        // Without a name, the text tells its format; text that tells none
-        // is not passed as clean.
-        let name = match (&args.stdin_filename, std::str::from_utf8(&bytes)) {
-            (Some(n), _) => Some(n.as_str()),
-            (None, Ok(text)) => match fplint::stdin::guess(text) {
-                fplint::stdin::Guess::Document => None,
-                fplint::stdin::Guess::Terraform => Some(fplint::stdin::TERRAFORM_NAME),
-                fplint::stdin::Guess::Unknown => {
-                    return usage(
-                        "stdin is not an eksctl ClusterConfig, CloudFormation template, Kubernetes manifest or Terraform that fplint can tell by its text; name it with `--stdin-filename NAME` (e.g. main.tf, cluster.yaml)".into(),
-                    )
-                }
-            },
-            (None, Err(_)) => None,
-        };
-        (linter.check_stdin(name, &bytes), None)
+        match fplint::stdin::name_for(args.stdin_filename.as_deref(), &bytes) {
+            Ok(name) => (linter.check_stdin(name, &bytes), None),
+            Err(e) => return fail(e),
+        }
     } else if args.fix || args.diff {
         let f = linter.fix_paths(&args.paths, fix_opts);
         (f.report, Some((f.files, f.errors)))
     } else {
         (linter.check_paths(&args.paths), None)
     };
-    if let Some(path) = &args.write_baseline {
-        return match fplint::baseline::write(&outcome, path) {
-            Ok(n) => {
-                for e in &outcome.errors {
-                    eprintln!("error: {e}");
-                }
-                eprintln!(
-                    "Wrote {n} finding{} to the baseline {}.",
-                    if n == 1 { "" } else { "s" },
-                    path.display()
-                );
-                ExitCode::from(if outcome.exit_code() == 2 { 2 } else { 0 })
-            }
-            Err(e) => usage(e.to_string()),
-        };
-    }
     let mut outcome = outcome;
-    if let Some(path) = linter.baseline_path(args.baseline.as_deref()) {
-        if let Err(e) = linter.apply_baseline(&mut outcome, &path) {
-            return usage(e.to_string());
+    let (write, given) = (args.write_baseline.as_deref(), args.baseline.as_deref());
+    match linter.settle_baseline(&mut outcome, write, given) {
+        Ok(None) => {}
+        Ok(Some((said, code))) => {
+            eprint!("{said}");
+            return ExitCode::from(code);
         }
+        Err(e) => return fail(e),
     }
     // The human summary lists unreadable paths; other formats carry them in
     // the report. Fix errors are not in the report: always on stderr.
     let show_errors = args.quiet || args.format != OutputFormat::Human;
     for e in outcome.errors.iter().filter(|_| show_errors) {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", render::escape_controls(e));
     }
     for e in fixed.iter().flat_map(|(_, e)| e) {
         eprintln!("error: {e}");
@@ -485,11 +401,7 @@ fn check(args: CheckArgs) -> ExitCode {
         if args.show_fixes {
             eprint!("{}", fplint::fix::show(&files));
         }
-        return ExitCode::from(match (fix_failed, files.is_empty()) {
-            (true, _) => 2,
-            (false, false) if !fail_never => 1,
-            (false, _) => 0,
-        });
+        return ExitCode::from(fplint::fix::diff_exit_code(&files, fix_failed, fail_never));
     }
     let fixed_files = fixed.map(|(f, _)| f).unwrap_or_default();
     if args.show_fixes {
@@ -508,48 +420,28 @@ fn check(args: CheckArgs) -> ExitCode {
         ColorChoice::Never => false,
         ColorChoice::Auto => render::human::auto_color(to_terminal),
     };
-    let width = render::human::terminal_width(to_terminal);
-    let ascii = render::human::ascii_terminal();
-    let fit = |text: String| match render::human::summary_width(to_terminal) {
-        Some(w) => render::human::fit(&text, w),
-        None => text,
+    let opts = render::ReportOptions {
+        format: match args.format {
+            OutputFormat::Human => render::Format::Human,
+            OutputFormat::Json => render::Format::Json,
+            OutputFormat::Sarif => render::Format::Sarif,
+            OutputFormat::Github => render::Format::Github,
+            OutputFormat::Concise => render::Format::Concise,
+            OutputFormat::Summary => render::Format::Summary,
+        },
+        statistics: args.statistics,
+        quiet: args.quiet,
+        human: render::human::HumanOptions {
+            color,
+            width: render::human::terminal_width(to_terminal),
+            ascii: render::human::ascii_terminal(),
+        },
+        summary_width: render::human::summary_width(to_terminal),
+        elapsed: started.elapsed(),
+        fixes_applied: fixed_files.iter().map(|f| f.applied.len()).sum(),
+        unsafe_fixes: args.unsafe_fixes,
     };
-    let text = match args.format {
-        OutputFormat::Json if args.statistics => render::statistics::json(&outcome),
-        _ if args.statistics => {
-            let mut s = render::statistics::text(&outcome);
-            if !args.quiet && args.format == OutputFormat::Human {
-                s.push_str(&fit(render::human::summary(&outcome, started.elapsed())));
-            }
-            s
-        }
-        OutputFormat::Json => render::json::render(&outcome),
-        OutputFormat::Concise => render::concise::render(&outcome),
-        OutputFormat::Sarif => render::sarif::render(&outcome),
-        OutputFormat::Github => render::github::render(&outcome),
-        OutputFormat::Summary => {
-            render::summary::render(&outcome, &render::summary::SummaryOptions::from_env())
-        }
-        OutputFormat::Human => {
-            let opts = render::human::HumanOptions {
-                color,
-                width,
-                ascii,
-            };
-            let mut s = render::human::render(&outcome, &opts);
-            if !args.quiet {
-                let applied = fixed_files.iter().map(|f| f.applied.len()).sum();
-                let mut summary = render::human::summary(&outcome, started.elapsed());
-                summary.push_str(&render::human::fix_summary(
-                    &outcome,
-                    applied,
-                    args.unsafe_fixes,
-                ));
-                s.push_str(&fit(summary));
-            }
-            s
-        }
-    };
+    let text = render::report(&outcome, &opts);
     match &args.output {
         Some(path) => {
             if let Err(e) = fplint::fs::write_atomically(path, text.as_bytes()) {
@@ -559,15 +451,17 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => emit(text.as_bytes()),
     }
-    let code = match (fix_failed, outcome.exit_code()) {
-        (true, _) => 2,
-        (false, 1) if fail_never => 0,
-        (false, c) => u8::try_from(c).unwrap_or(2),
-    };
+    let code = outcome.check_exit_code(fail_never, fix_failed);
     // The process ends here: the system frees the model faster than
     // dropping it item by item would.
     std::mem::forget(outcome);
     ExitCode::from(code)
+}
+
+/// A usage error or a failure to do the job: exit code 2.
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
 }
 
 /// Write to stdout; a closed pipe (`fplint rules | head`) is not an error worth a panic.
@@ -588,11 +482,7 @@ fn context_linter(
     no_config: bool,
     config: Option<PathBuf>,
 ) -> Result<Linter, ExitCode> {
-    let choice = match (no_config, config) {
-        (true, _) => ConfigChoice::Disabled,
-        (false, Some(f)) => ConfigChoice::File(f),
-        (false, None) => ConfigChoice::Discover,
-    };
+    let choice = ConfigChoice::from_flags(no_config, config);
     let linter = match Linter::with_choice(paths, &choice) {
         Ok(l) => l,
         Err(e) => {

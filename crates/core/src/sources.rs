@@ -21,6 +21,9 @@ pub enum LoadError {
     /// Larger than the limit.
     #[error("`{path}` is {size} bytes, over the limit of {limit} bytes (limits.max-file-size)")]
     TooLarge { path: String, size: u64, limit: u64 },
+    /// Binary: NUL bytes near its start, as `git` and ripgrep tell binary files.
+    #[error("`{path}` is a binary file, not text")]
+    Binary { path: String },
     /// Not UTF-8.
     #[error("`{path}` is not UTF-8 text: invalid byte at offset {offset}")]
     NotText {
@@ -45,6 +48,12 @@ impl LoadError {
     }
 }
 
+/// Whether bytes are a binary file's: a NUL byte in the first 8000, the
+/// test `git` and ripgrep use. No text format fplint reads holds one.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
+}
+
 /// Thread-safe registry of every file read in a run.
 #[derive(Debug)]
 pub struct Sources {
@@ -60,6 +69,8 @@ pub struct Sources {
     origins: Mutex<FxHashMap<FileId, Arc<OsStr>>>,
     /// Files whose text changed between the first read and a second one.
     changed: Mutex<Vec<String>>,
+    /// Files the file system would not let fplint read.
+    unreadable: Mutex<Vec<String>>,
     /// Texts that stand in for files on disk (an editor's unsaved buffers),
     /// by canonical path.
     overlays: Mutex<FxHashMap<Arc<OsStr>, Arc<str>>>,
@@ -235,6 +246,7 @@ impl Sources {
             roots,
             origins: Mutex::new(FxHashMap::default()),
             changed: Mutex::new(Vec::new()),
+            unreadable: Mutex::new(Vec::new()),
             overlays: Mutex::new(FxHashMap::default()),
             preread: Mutex::new(FxHashMap::default()),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
@@ -532,6 +544,9 @@ impl Sources {
                 limit: self.max_file_size,
             });
         }
+        if is_binary(&bytes) {
+            return Err(LoadError::Binary { path: display });
+        }
         let text = String::from_utf8(bytes).map_err(|e| LoadError::NotText {
             path: display.clone(),
             offset: e.utf8_error().valid_up_to(),
@@ -681,6 +696,26 @@ impl Sources {
         // Files are read again on several threads.
         changed.sort();
         changed
+    }
+
+    /// Record a file the file system would not let fplint read (no
+    /// permission, not a regular file): it is no parse error, and the run
+    /// counts it with the other paths it could not read.
+    pub fn note_unreadable(&self, error: String) {
+        self.unreadable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(error);
+    }
+
+    /// The files recorded by [`Sources::note_unreadable`], sorted, once each.
+    pub fn take_unreadable(&self) -> Vec<String> {
+        let mut all =
+            std::mem::take(&mut *self.unreadable.lock().unwrap_or_else(|e| e.into_inner()));
+        // Files are read on several threads; a file may be read twice.
+        all.sort();
+        all.dedup();
+        all
     }
 
     /// Number of files registered so far; ids are `0..len`.

@@ -248,6 +248,24 @@ pub fn write(report: &Report, path: &Path) -> Result<usize, BaselineError> {
     Ok(baseline.findings.iter().map(|e| e.count).sum())
 }
 
+/// Writes every finding of `report` to `path`, as `--write-baseline`
+/// does: what to say on stderr (paths not read, then what was written) and
+/// the exit code (2 when the run could not do its job, else 0).
+pub fn write_and_say(report: &Report, path: &Path) -> Result<(String, u8), BaselineError> {
+    let n = write(report, path)?;
+    let mut said: String = report
+        .errors
+        .iter()
+        .map(|e| format!("error: {e}\n"))
+        .collect();
+    said.push_str(&format!(
+        "Wrote {n} finding{} to the baseline {}.\n",
+        if n == 1 { "" } else { "s" },
+        path.display()
+    ));
+    Ok((said, if report.exit_code() == 2 { 2 } else { 0 }))
+}
+
 /// Reads a baseline, and its text (to point at its entries).
 pub fn read(path: &Path) -> Result<(Baseline, String), BaselineError> {
     let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {

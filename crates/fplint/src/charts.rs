@@ -178,6 +178,29 @@ pub fn render(
     path: &Path,
     req: &RenderRequest,
 ) -> Result<String, RenderError> {
+    render_unescaped(linter, path, req).map(|text| escape_comments(&text))
+}
+
+/// fplint's comment lines (`# Source:`, `# fplint:`) with their control
+/// characters escaped, as the human formats are; the manifests stay as
+/// rendered, byte for byte, to compare with `helm template`.
+fn escape_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.starts_with("# Source: ") || line.starts_with("# fplint:") {
+            true => out.push_str(&crate::render::escape_controls(line)),
+            false => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// [`render`] before fplint's comments are escaped.
+fn render_unescaped(
+    linter: &crate::Linter,
+    path: &Path,
+    req: &RenderRequest,
+) -> Result<String, RenderError> {
     let (limits, _) = linter.options().effective_limits(linter.config());
     let shown = fplint_core::sources::display_path(path);
     let mut out = String::new();
@@ -367,5 +390,17 @@ fn print_documents(out: &mut String, docs: &[chart::RenderedDocument]) {
             out.push_str(&d.text);
             out.push('\n');
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn comments_are_escaped_and_manifests_kept() {
+        let text = "---\n# Source: c/templates/a\u{1b}.yaml\n# fplint: x\u{7}\nkind: \"a\u{1b}\"\n";
+        assert_eq!(
+            super::escape_comments(text),
+            "---\n# Source: c/templates/a\\x1b.yaml\n# fplint: x\\x07\nkind: \"a\u{1b}\"\n"
+        );
     }
 }

@@ -83,6 +83,17 @@ impl FixOutcome {
     }
 }
 
+/// The exit code of `fplint check --diff`: 2 when a fix could not be
+/// made, 1 when there is something to fix (unless findings never fail the
+/// run), else 0.
+pub fn diff_exit_code(files: &[FixedFile], fix_failed: bool, fail_never: bool) -> u8 {
+    match (fix_failed, files.is_empty()) {
+        (true, _) => 2,
+        (false, false) if !fail_never => 1,
+        (false, _) => 0,
+    }
+}
+
 /// A unified diff of these files, as `git diff` shows it.
 pub fn diff(files: &[FixedFile]) -> String {
     {

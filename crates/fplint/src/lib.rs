@@ -308,6 +308,24 @@ impl Linter {
             .or_else(|| self.config.baseline.clone())
     }
 
+    /// The baseline step of `fplint check`: with `write`, writes every
+    /// finding there and returns what to say and the exit code; else
+    /// applies the baseline in force ([`Linter::baseline_path`]), if any.
+    pub fn settle_baseline(
+        &self,
+        report: &mut Report,
+        write: Option<&Path>,
+        given: Option<&Path>,
+    ) -> Result<Option<(String, u8)>, baseline::BaselineError> {
+        if let Some(path) = write {
+            return baseline::write_and_say(report, path).map(Some);
+        }
+        match self.baseline_path(given) {
+            Some(path) => self.apply_baseline(report, &path).map(|()| None),
+            None => Ok(None),
+        }
+    }
+
     /// Hides the findings of `report` that the baseline at `path` accepts.
     /// Entries that match nothing are FP100 findings when FP100 is selected.
     pub fn apply_baseline(

@@ -11,7 +11,9 @@ pub use crate::pipeline::{
 
 pub(crate) use crate::pipeline::assemble::{cap_cluster, override_cluster};
 pub(crate) use crate::pipeline::check::{selection, settings, weigh_unassigned};
-pub(crate) use crate::pipeline::discover::{context_of, empty_notices, exclude_of, roots_of};
+pub(crate) use crate::pipeline::discover::{
+    context_of, empty_notices, exclude_of, hidden_notice, roots_of,
+};
 pub(crate) use crate::pipeline::model::{model_unit, release_texts, Modelled};
 pub(crate) use crate::pipeline::plan::{choose_shown, module_folders, plan_with, Job};
 pub(crate) use crate::pipeline::report::report_with;

@@ -117,11 +117,13 @@ fn walked(file: &SourceFile, unit: &UnitOutput, limits: Limits) -> Option<Notice
 /// The notice for a named file that could not be read as text and was not
 /// reported as FP000 (binary, not UTF-8).
 pub fn unreadable(c: &Candidate, e: &LoadError, unit: &UnitOutput) -> Option<Notice> {
-    if !c.explicit || !unit.diagnostics.is_empty() {
+    // A file the file system refused is among the paths the run could not read.
+    if !c.explicit || !unit.diagnostics.is_empty() || matches!(e, LoadError::Io { .. }) {
         return None;
     }
     let reason = match e {
-        LoadError::NotText { .. } => "binary or not UTF-8 text".to_string(),
+        LoadError::NotText { .. } => "not UTF-8 text".to_string(),
+        LoadError::Binary { .. } => "binary, not text".to_string(),
         other => other.to_string(),
     };
     Some(Notice::new(

@@ -30,6 +30,8 @@ pub enum NoticeKind {
     /// Workloads whose cluster is known only from a partial config, so
     /// whether it has EC2 nodes is unknown.
     UnknownCapacity,
+    /// Files fplint would read that the walk skipped as hidden.
+    Hidden,
 }
 
 impl NoticeKind {
@@ -42,6 +44,7 @@ impl NoticeKind {
             NoticeKind::Unassigned => "unassigned-workloads",
             NoticeKind::ChartTemplates => "chart-templates",
             NoticeKind::NearMisses => "near-misses",
+            NoticeKind::Hidden => "hidden",
             NoticeKind::UnknownCapacity => "unknown-capacity",
         }
     }

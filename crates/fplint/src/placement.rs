@@ -387,8 +387,65 @@ impl ClusterTable {
     }
 }
 
+/// The formats of `fplint placement`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One table per cluster ([`render_text`]).
+    Text,
+    /// The tables as JSON ([`render_json`]).
+    Json,
+    /// A Mermaid flowchart ([`crate::render::diagram::mermaid`]).
+    Mermaid,
+    /// A Graphviz digraph ([`crate::render::diagram::dot`]).
+    Dot,
+    /// Markdown for a pull request: with a revision to compare with only
+    /// ([`crate::placement_diff::render_summary`]).
+    Summary,
+}
+
+/// What `fplint placement` prints: where the workloads of `paths` land, or
+/// with `diff` (a git revision) what the work tree changes since it. The
+/// error says why it cannot be printed.
+pub fn print(
+    linter: &crate::Linter,
+    paths: &[std::path::PathBuf],
+    diff: Option<&str>,
+    format: Format,
+) -> Result<String, String> {
+    use crate::placement_diff as pd;
+    let Some(rev) = diff else {
+        return render(&linter.load(paths), format);
+    };
+    let render_diff = match format {
+        Format::Text => pd::render_text,
+        Format::Json => pd::render_json,
+        Format::Summary => pd::render_summary,
+        Format::Mermaid | Format::Dot => return Err("--diff prints text, json or summary".into()),
+    };
+    pd::diff(linter, rev, paths)
+        .map(|d| render_diff(&d))
+        .map_err(|e| e.to_string())
+}
+
+/// What `fplint placement` prints for what was loaded, in `format`; the
+/// summary is of a change only ([`print`] with a revision).
+pub fn render(loaded: &Loaded, format: Format) -> Result<String, String> {
+    Ok(match format {
+        Format::Text => render_text(&tables(loaded)),
+        Format::Json => render_json(&tables(loaded)),
+        Format::Mermaid => crate::render::diagram::mermaid(&loaded.project, &loaded.sources),
+        Format::Dot => crate::render::diagram::dot(&loaded.project, &loaded.sources),
+        Format::Summary => return Err("the summary format is for --diff".into()),
+    })
+}
+
 /// The tables as `fplint placement` prints them.
 pub fn render_text(tables: &[ClusterTable]) -> String {
+    crate::render::escape_controls(&render_text_unescaped(tables)).into_owned()
+}
+
+/// The tables as `fplint placement` prints them, before escaping.
+fn render_text_unescaped(tables: &[ClusterTable]) -> String {
     let mut out = String::new();
     for t in tables {
         let kind = t.capacity();

@@ -57,6 +57,17 @@ pub fn selector(s: &str) -> Result<String, UnknownRule> {
     }
 }
 
+/// `--select` (when given) and `--ignore` as selectors, or the usage error
+/// naming the unknown rule.
+pub fn select_and_ignore<S: AsRef<str>>(
+    select: Option<&[S]>,
+    ignore: &[S],
+) -> Result<(Option<Vec<String>>, Vec<String>), String> {
+    let usage = |e: UnknownRule| format!("{e}\n`fplint rules` lists every rule");
+    let select = select.map(selectors).transpose().map_err(usage)?;
+    Ok((select, selectors(ignore).map_err(usage)?))
+}
+
 /// Selectors from a list whose items may hold commas and spaces
 /// (`--select "FP001, FP004"`): empty items are dropped.
 pub fn selectors<S: AsRef<str>>(items: &[S]) -> Result<Vec<String>, UnknownRule> {

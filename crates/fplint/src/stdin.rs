@@ -88,6 +88,21 @@ pub fn guess(text: &str) -> Guess {
     Guess::Unknown
 }
 
+/// The file name stdin's `bytes` stand for: `name` when given, else the one
+/// its text tells (`None`: a document, named by its content); an error
+/// when text tells none, rather than passing it as clean.
+pub fn name_for<'a>(name: Option<&'a str>, bytes: &[u8]) -> Result<Option<&'a str>, String> {
+    match (name, std::str::from_utf8(bytes)) {
+        (Some(n), _) => Ok(Some(n)),
+        (None, Ok(text)) => match guess(text) {
+            Guess::Document => Ok(None),
+            Guess::Terraform => Ok(Some(TERRAFORM_NAME)),
+            Guess::Unknown => Err("stdin is not an eksctl ClusterConfig, CloudFormation template, Kubernetes manifest or Terraform that fplint can tell by its text; name it with `--stdin-filename NAME` (e.g. main.tf, cluster.yaml)".into()),
+        },
+        (None, Err(_)) => Ok(None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,9 @@ use globset::GlobSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Extensions read when walking a folder.
-const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
+/// Extensions read when walking a folder (beside Terragrunt's
+/// `terragrunt.hcl` and `terragrunt.stack.hcl`).
+pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "tf", "template"];
 
 /// A file to lint.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,6 +40,9 @@ pub struct Walked {
     pub chart_templates: Vec<PathBuf>,
     /// The canonical paths the walk resolved, for the rest of the run.
     pub canonical_paths: Arc<CanonicalPaths>,
+    /// Files fplint would read that the walk skipped as hidden (in a
+    /// folder or of a name starting with `.`); `--hidden` reads them.
+    pub hidden: usize,
 }
 
 /// Whether `path` lies in the `templates/` folder (at any depth) of a
@@ -159,6 +163,13 @@ pub fn walk(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>) -> Walked {
     walk_to_depth(paths, exclude, None)
 }
 
+/// [`walk`], reading hidden files and folders too when `hidden` (as
+/// ripgrep's `--hidden`; `.git` stays out). Without it, [`Walked::hidden`]
+/// counts the files fplint would have read there.
+pub fn walk_hidden(paths: &[PathBuf], exclude: Option<(&GlobSet, &Path)>, hidden: bool) -> Walked {
+    walk_with(paths, exclude, None, None, Some(hidden))
+}
+
 /// [`walk`], going at most `max_depth` levels into each folder (1: its own
 /// files only).
 pub fn walk_to_depth(
@@ -166,7 +177,7 @@ pub fn walk_to_depth(
     exclude: Option<(&GlobSet, &Path)>,
     max_depth: Option<usize>,
 ) -> Walked {
-    walk_with(paths, exclude, max_depth, None)
+    walk_with(paths, exclude, max_depth, None, None)
 }
 
 /// [`walk_to_depth`] keeping only the files `keep` accepts: it runs
@@ -180,7 +191,7 @@ pub fn walk_keeping(
     max_depth: Option<usize>,
     keep: &(dyn Fn(&Path) -> bool + Sync),
 ) -> Walked {
-    walk_with(paths, exclude, max_depth, Some(keep))
+    walk_with(paths, exclude, max_depth, Some(keep), None)
 }
 
 /// Whether `keep` may judge a file as it is found: not one a chart's
@@ -190,13 +201,17 @@ fn judged_early(path: &Path) -> bool {
     memchr::memmem::find(path.as_os_str().as_encoded_bytes(), b"templates").is_none()
 }
 
+/// `hidden`: `None` skips hidden files silently (the project-context
+/// searches); `Some(false)` skips and counts them; `Some(true)` reads them.
 fn walk_with(
     paths: &[PathBuf],
     exclude: Option<(&GlobSet, &Path)>,
     max_depth: Option<usize>,
     keep: Option<&(dyn Fn(&Path) -> bool + Sync)>,
+    hidden: Option<bool>,
 ) -> Walked {
     let mut out = Walked::default();
+    let tally = Arc::new(HiddenTally::default());
     let excluded = |p: &Path| is_excluded(exclude, p);
     let mut canonical = Canonical::sharing(out.canonical_paths.clone());
     for arg in paths {
@@ -241,23 +256,26 @@ fn walk_with(
             // costs little, and read on the worker threads as the listing
             // goes on. Walker threads of its own would contend with the
             // pool's for the cores, and sleep between folders.
-            list_then_keep(&builder(arg, max_depth), &root, &excluded, keep, &found);
+            let b = builder(arg, max_depth, hidden, &tally);
+            list_then_keep(&b, &root, &excluded, keep, &found);
         } else {
-            builder(arg, max_depth).build_parallel().run(|| {
-                // Each walker thread keeps its own lists and hands them
-                // over once, when it ends: no lock per entry.
-                let mut local = Local {
-                    found: &found,
-                    files: Vec::new(),
-                    errors: Vec::new(),
-                    kustomizations: Vec::new(),
-                };
-                let (root, excluded) = (&root, &excluded);
-                Box::new(move |entry| {
-                    local.take(entry, root, excluded);
-                    ignore::WalkState::Continue
-                })
-            });
+            builder(arg, max_depth, hidden, &tally)
+                .build_parallel()
+                .run(|| {
+                    // Each walker thread keeps its own lists and hands them
+                    // over once, when it ends: no lock per entry.
+                    let mut local = Local {
+                        found: &found,
+                        files: Vec::new(),
+                        errors: Vec::new(),
+                        kustomizations: Vec::new(),
+                    };
+                    let (root, excluded) = (&root, &excluded);
+                    Box::new(move |entry| {
+                        local.take(entry, root, excluded);
+                        ignore::WalkState::Continue
+                    })
+                });
         }
         let (files, errors, kustomizations) = found.into_inner().unwrap_or_else(|e| e.into_inner());
         if files.is_empty() {
@@ -272,6 +290,7 @@ fn walk_with(
         out.errors.extend(errors);
         out.kustomization_dirs.extend(kustomizations);
     }
+    out.hidden = tally.count(exclude);
     out.kustomization_dirs.sort();
     out.kustomization_dirs.dedup();
     // The parallel walker finds files in any order.
@@ -478,16 +497,84 @@ impl Drop for Local<'_> {
 /// A walk of `root` as ripgrep does it: hidden files and what `.gitignore`
 /// and `.git/info/exclude` name are skipped, git repository or not; links
 /// are not followed.
-fn builder(root: &Path, max_depth: Option<usize>) -> ignore::WalkBuilder {
+fn builder(
+    root: &Path,
+    max_depth: Option<usize>,
+    hidden: Option<bool>,
+    tally: &Arc<HiddenTally>,
+) -> ignore::WalkBuilder {
     let mut b = ignore::WalkBuilder::new(root);
-    b.hidden(true)
+    b.hidden(hidden.is_none())
         .git_ignore(true)
         .git_global(false)
         .git_exclude(true)
         .require_git(false)
         .follow_links(false)
         .max_depth(max_depth);
+    match hidden {
+        None => {}
+        Some(true) => {
+            b.filter_entry(|e| e.file_name() != ".git");
+        }
+        Some(false) => {
+            let tally = tally.clone();
+            b.filter_entry(move |e| tally.keeps(e));
+        }
+    }
     b
+}
+
+/// The hidden entries a walk skipped: lintable files, and folders whose
+/// lintable files are counted once the walk is over.
+#[derive(Default)]
+struct HiddenTally {
+    files: std::sync::Mutex<(usize, Vec<PathBuf>)>,
+}
+
+impl HiddenTally {
+    /// Whether the walk goes on into `e`; a hidden entry is noted instead.
+    fn keeps(&self, e: &ignore::DirEntry) -> bool {
+        let hidden = e.depth() > 0 && e.file_name().as_encoded_bytes().starts_with(b".");
+        if !hidden {
+            return true;
+        }
+        if e.file_name() == ".git" {
+            return false;
+        }
+        let mut t = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        match e.file_type() {
+            Some(ft) if ft.is_dir() => t.1.push(e.path().to_path_buf()),
+            Some(ft) if ft.is_file() && is_lintable_name(e.path()) => t.0 += 1,
+            _ => {}
+        }
+        false
+    }
+
+    /// The lintable files skipped: those noted, and those in the hidden
+    /// folders noted (what `.gitignore` and `exclude` leave out aside).
+    fn count(&self, exclude: Option<(&GlobSet, &Path)>) -> usize {
+        let (files, dirs) =
+            std::mem::take(&mut *self.files.lock().unwrap_or_else(|e| e.into_inner()));
+        let inside: usize = dirs
+            .iter()
+            .map(|d| {
+                let mut b = ignore::WalkBuilder::new(d);
+                b.hidden(false)
+                    .git_ignore(true)
+                    .git_global(false)
+                    .git_exclude(true)
+                    .require_git(false)
+                    .follow_links(false)
+                    .filter_entry(|e| e.file_name() != ".git");
+                b.build()
+                    .filter_map(Result::ok)
+                    .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                    .filter(|e| is_lintable_name(e.path()) && !is_excluded(exclude, e.path()))
+                    .count()
+            })
+            .sum();
+        files + inside
+    }
 }
 
 /// The folder of a regular `Kustomization` file the walk reached, in the
@@ -544,7 +631,7 @@ pub fn walk_sorted_until(
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let excluded = |p: &Path| is_excluded(exclude, p);
     // Siblings by name, depth first: the order of sorted paths.
-    let entries = builder(root, max_depth)
+    let entries = builder(root, max_depth, None, &Arc::default())
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
     let mut known = std::collections::HashMap::new();

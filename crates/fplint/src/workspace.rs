@@ -71,6 +71,8 @@ pub struct Workspace {
     walk_errors: Vec<String>,
     /// Folders given that hold nothing to lint.
     empty: Vec<PathBuf>,
+    /// Files the walk skipped as hidden.
+    hidden: usize,
     /// Files of Helm charts' `templates/`, counted and not linted.
     chart_templates: Vec<PathBuf>,
     /// Files of the named files' projects read for their clusters, and
@@ -147,6 +149,7 @@ impl Workspace {
             files: Vec::new(),
             walk_errors: Vec::new(),
             empty: Vec::new(),
+            hidden: 0,
             chart_templates: Vec::new(),
             context: crate::context::Context::default(),
             overlays: HashMap::new(),
@@ -202,6 +205,7 @@ impl Workspace {
             let (diagnostics, suppressions, unit_notices) = assembled::unit_extras(units());
             let project = std::mem::take(&mut assembled.project);
             let mut notices = lint::empty_notices(&self.empty);
+            notices.extend(lint::hidden_notice(self.hidden));
             notices.extend(crate::notice::chart_templates(&self.chart_templates));
             notices.extend(unit_notices);
             crate::notice::gather_near_misses(&mut notices);
@@ -328,7 +332,9 @@ impl Workspace {
     /// not detected; see [`Workspace::file_changed`].
     pub fn rescan(&mut self) {
         let cfg = &self.linter.config;
-        let walked = lint::in_pool(|| walk::walk(&self.paths, lint::exclude_of(cfg, &self.base)));
+        let hidden = self.linter.options.hidden;
+        let exclude = lint::exclude_of(cfg, &self.base);
+        let walked = lint::in_pool(|| walk::walk_hidden(&self.paths, exclude, hidden));
         let mut context =
             lint::in_pool(|| lint::context_of(&walked, &self.linter.options, cfg, &self.base));
         // Terragrunt units read the files they include above them.
@@ -372,6 +378,7 @@ impl Workspace {
         self.files = files;
         self.walk_errors = walked.errors;
         self.empty = walked.empty;
+        self.hidden = walked.hidden;
         self.chart_templates = walked.chart_templates;
         self.lock_calls().clear();
         self.refresh(&HashSet::new(), None);

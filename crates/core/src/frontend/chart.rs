@@ -312,7 +312,10 @@ pub fn render_release(rel: &ChartRelease, sources: &Sources, limits: Limits) -> 
                 }),
             };
             let Some(node) = parsed.documents.first().filter(|_| parsed.error.is_none()) else {
-                doc.note = Some("not read: not valid YAML".into());
+                // Only comments (a template switched off) is valid YAML holding nothing.
+                if parsed.error.is_some() {
+                    doc.note = Some("not read: not valid YAML".into());
+                }
                 out.documents.push(doc);
                 continue;
             };

@@ -20,6 +20,17 @@ pub enum ConfigChoice {
     Disabled,
 }
 
+impl ConfigChoice {
+    /// The choice of the command line's `--no-config` and `--config FILE`.
+    pub fn from_flags(no_config: bool, config: Option<PathBuf>) -> ConfigChoice {
+        match (no_config, config) {
+            (true, _) => ConfigChoice::Disabled,
+            (false, Some(f)) => ConfigChoice::File(f),
+            (false, None) => ConfigChoice::Discover,
+        }
+    }
+}
+
 /// The configuration `choice` names, discovered from the first path.
 pub fn resolve_config(paths: &[PathBuf], choice: &ConfigChoice) -> Result<Config, ConfigError> {
     match choice {
@@ -92,6 +103,21 @@ pub(crate) fn roots_of(
         })
         .chain(context.iter().cloned())
         .collect()
+}
+
+/// The note for files the walk skipped as hidden, saying how to read them.
+pub(crate) fn hidden_notice(hidden: usize) -> Option<Notice> {
+    (hidden > 0).then(|| {
+        let files = if hidden == 1 { "file" } else { "files" };
+        Notice::new(
+            NoticeKind::Hidden,
+            None,
+            format!(
+                "{hidden} YAML, JSON or Terraform {files} in hidden files or folders not linted"
+            ),
+        )
+        .with_help("`fplint check --hidden` reads hidden files and folders (`.git` excepted)")
+    })
 }
 
 /// The notes for paths that hold nothing to lint.

@@ -368,7 +368,7 @@ fn load_terraform(
     for c in files {
         match load_candidate(sources, c) {
             Ok(f) => given.push(f),
-            Err(e) => errors.push(load_error_diagnostic(sources, c, &e)),
+            Err(e) => errors.extend(load_error_diagnostic(sources, c, &e)),
         }
     }
     let mut out = match files.first() {
@@ -395,7 +395,9 @@ fn load_called(files: &[&Candidate], sources: &Sources) -> UnitOutput {
     for c in files {
         match load_candidate(sources, c) {
             Ok(f) => given.push(f),
-            Err(e) => out.diagnostics.push(load_error_diagnostic(sources, c, &e)),
+            Err(e) => out
+                .diagnostics
+                .extend(load_error_diagnostic(sources, c, &e)),
         }
     }
     out.diagnostics

@@ -62,6 +62,9 @@ pub struct Options {
     /// Read the cluster definitions of a named file's project as context
     /// (see [`crate::context`]); the CLI does, tests of single files do not.
     pub project_context: bool,
+    /// Walk hidden files and folders too (`--hidden`, as ripgrep's);
+    /// `.git` stays out. Without it, the run says how many it skipped.
+    pub hidden: bool,
 }
 
 impl Options {
@@ -202,7 +205,7 @@ pub fn load(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
 fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let (limits, max_file_size) = opts.effective_limits(cfg);
     let base = cfg.base_dir();
-    let walked = walk::walk(paths, exclude_of(cfg, &base));
+    let walked = walk::walk_hidden(paths, exclude_of(cfg, &base), opts.hidden);
     let mut context = context_of(&walked, opts, cfg, &base);
     if opts.project_context {
         // The units that run a module folder of the run, read through them.
@@ -267,6 +270,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // order as they finish, so only the units finished ahead of a slower
     // one live beside the project.
     let mut notices = empty_notices(&walked.empty);
+    notices.extend(discover::hidden_notice(walked.hidden));
     notices.extend(crate::notice::chart_templates(&walked.chart_templates));
     let Absorbed {
         mut project,
@@ -359,6 +363,9 @@ pub fn lint_bytes_with_config(name: &str, bytes: &[u8], opts: &Options, cfg: &Co
         })
     } else {
         match std::str::from_utf8(bytes) {
+            _ if fplint_core::sources::is_binary(bytes) => Err(LoadError::Binary {
+                path: name.to_string(),
+            }),
             Ok(t) => Ok(t.strip_prefix('\u{feff}').unwrap_or(t).to_string()),
             Err(e) => Err(LoadError::NotText {
                 path: name.to_string(),

@@ -72,9 +72,20 @@ fn release_text(sources: &Sources, id: usize) {
     sources.release_text(id, crate::suppress::may_have_directives);
 }
 
-pub(crate) fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadError) -> Diagnostic {
+/// The FP000 of a file that could not be read as text; `None` for one the
+/// file system refused, which is recorded as a path the run could not read
+/// (it is no parse error).
+pub(crate) fn load_error_diagnostic(
+    sources: &Sources,
+    c: &Candidate,
+    e: &LoadError,
+) -> Option<Diagnostic> {
     let shown = fplint_core::sources::display_path(&c.path);
-    match e {
+    Some(match e {
+        LoadError::Io { .. } => {
+            sources.note_unreadable(e.to_string());
+            return None;
+        }
         // Point at the first invalid byte, in the text as far as it decodes.
         LoadError::NotText { offset, lossy, .. } => {
             let f = sources.add_text(shown, lossy.clone());
@@ -83,12 +94,19 @@ pub(crate) fn load_error_diagnostic(sources: &Sources, c: &Candidate, e: &LoadEr
                 .with_label("not UTF-8")
                 .with_help("save the file as UTF-8; fplint reads only UTF-8 text")
         }
+        // Its bytes are no code frame: nothing of it is shown.
+        LoadError::Binary { .. } => {
+            let f = sources.add_text(shown, "");
+            Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0)).with_help(
+                "fplint reads only text; exclude it (`exclude` in fplint.toml) or rename it",
+            )
+        }
         _ => {
             let f = sources.add_text(shown, "");
             let d = Diagnostic::parse_error(e.to_string(), fplint_core::Span::new(f.id, 0, 0));
             e.help().into_iter().fold(d, Diagnostic::with_help)
         }
-    }
+    })
 }
 
 /// A file that could not be read. Binary or non-UTF-8 YAML/JSON that does
@@ -100,13 +118,15 @@ pub(crate) fn unreadable(
     e: &LoadError,
     terraform: bool,
 ) -> UnitOutput {
-    if let LoadError::NotText { lossy, .. } = e {
-        if !terraform && !frontend::looks_recognised(lossy) {
+    match e {
+        LoadError::NotText { lossy, .. } if !terraform && !frontend::looks_recognised(lossy) => {
             return UnitOutput::default();
         }
+        LoadError::Binary { .. } if !terraform => return UnitOutput::default(),
+        _ => {}
     }
     UnitOutput {
-        diagnostics: vec![load_error_diagnostic(sources, c, e)],
+        diagnostics: load_error_diagnostic(sources, c, e).into_iter().collect(),
         ..UnitOutput::default()
     }
 }
@@ -160,6 +180,23 @@ pub(crate) fn load_candidate(
     sources: &Sources,
     c: &Candidate,
 ) -> Result<Arc<SourceFile>, LoadError> {
+    // Debug builds only: `FPLINT_DEBUG_UNREADABLE=NAME,..` refuses to read a
+    // file whose name ends with a NAME, as the file system refuses a file
+    // without permission to anyone but root, so tests run as root see it.
+    #[cfg(debug_assertions)]
+    if let Some(names) = std::env::var_os("FPLINT_DEBUG_UNREADABLE") {
+        let path = c.path.as_os_str().to_string_lossy();
+        if names
+            .to_string_lossy()
+            .split(',')
+            .any(|n| path.ends_with(n))
+        {
+            return Err(LoadError::Io {
+                path: fplint_core::sources::display_path(&c.path),
+                reason: "Permission denied (os error 13)".into(),
+            });
+        }
+    }
     if c.listed_file {
         sources.load_listed_file(&c.path)
     } else {

@@ -53,6 +53,17 @@ impl Report {
             .any(|d| d.code == fplint_core::diagnostic::PARSE_ERROR)
     }
 
+    /// The exit code of `fplint check`: [`Report::exit_code`], 0 instead of
+    /// 1 when findings never fail the run (`--exit-zero`), and 2 when
+    /// `--fix` could not write a file.
+    pub fn check_exit_code(&self, fail_never: bool, fix_failed: bool) -> u8 {
+        match (fix_failed, self.exit_code()) {
+            (true, _) => 2,
+            (false, 1) if fail_never => 0,
+            (false, c) => u8::try_from(c).unwrap_or(2),
+        }
+    }
+
     /// 0, 1 or 2 as the CLI contract defines.
     pub fn exit_code(&self) -> i32 {
         if !self.errors.is_empty() || self.has_parse_error() {
@@ -163,6 +174,8 @@ pub(crate) fn report_with(
         Some(memo) => *memo = materialize_with(&mut diagnostics, &sources, memo),
         None => materialize(&mut diagnostics, &sources),
     }
+    errors.extend(sources.take_unreadable());
+    errors.sort();
     errors.extend(
         sources
             .take_changed()

@@ -5,6 +5,11 @@ use crate::lint::Report;
 
 /// One line per finding.
 pub fn render(outcome: &Report) -> String {
+    crate::render::escape_controls(&render_unescaped(outcome)).into_owned()
+}
+
+/// One line per finding.
+fn render_unescaped(outcome: &Report) -> String {
     let mut s = String::new();
     for d in &outcome.diagnostics {
         let p = place(outcome, d);

@@ -374,6 +374,11 @@ fn mermaid_class(style: Style) -> &'static str {
 
 /// The placement of every cluster as a Mermaid flowchart.
 pub fn mermaid(project: &Project, sources: &Sources) -> String {
+    crate::render::escape_controls(&mermaid_unescaped(project, sources)).into_owned()
+}
+
+/// The placement of every cluster as a Mermaid flowchart.
+fn mermaid_unescaped(project: &Project, sources: &Sources) -> String {
     let pic = picture(project, sources);
     // Wider labels than the default 200 px keep a selector on one line;
     // clusters stack top to bottom, each drawn left to right.
@@ -507,6 +512,11 @@ fn dot_attrs(style: Style) -> &'static str {
 
 /// The placement of every cluster as a Graphviz DOT digraph.
 pub fn dot(project: &Project, sources: &Sources) -> String {
+    crate::render::escape_controls(&dot_unescaped(project, sources)).into_owned()
+}
+
+/// The placement of every cluster as a Graphviz DOT digraph.
+fn dot_unescaped(project: &Project, sources: &Sources) -> String {
     let pic = picture(project, sources);
     let mut out = String::from(
         "digraph placement {\n  rankdir=LR;\n  fontname=\"Helvetica\";\n  node [fontname=\"Helvetica\", fontsize=11];\n  edge [color=\"#5f6368\"];\n",

@@ -19,6 +19,11 @@ fn property(s: &str) -> String {
 
 /// One workflow command per finding.
 pub fn render(outcome: &Report) -> String {
+    crate::render::escape_controls(&render_unescaped(outcome)).into_owned()
+}
+
+/// One workflow command per finding.
+fn render_unescaped(outcome: &Report) -> String {
     let mut s = String::new();
     for d in &outcome.diagnostics {
         let p = place(outcome, d);

@@ -374,8 +374,23 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         .with_break_words(false);
     let mut out = String::new();
+    // Each file is scanned for control characters once, however many
+    // findings it has.
+    let mut escapes: std::collections::HashMap<fplint_core::FileId, Option<Escaped>> =
+        std::collections::HashMap::new();
     for d in &outcome.diagnostics {
         let file = outcome.file(d);
+        // A file with control characters is drawn escaped, its spans moved
+        // to match; the header keeps the file's own line and column.
+        let escaped = file.as_ref().and_then(|f| {
+            let e = escapes.entry(f.id).or_insert_with(|| escape_file(f));
+            e.as_ref().map(|e| e.apply(f, d))
+        });
+        let (file, d, header) = match escaped {
+            Some((f, d2, lc)) => (Some(f), std::borrow::Cow::Owned(d2), Some(lc)),
+            None => (file, std::borrow::Cow::Borrowed(d), None),
+        };
+        let d: &Diagnostic = &d;
         let window = file.as_ref().and_then(|f| {
             let (start, end) = shown(f, d.span.start as usize, d.span.end as usize);
             Window::around(f, start, end, opts.ascii)
@@ -394,7 +409,7 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
                 let lc = f.line_col(r.span.start as usize);
                 Some(format!(
                     "{}:{}:{}: {}",
-                    f.path,
+                    super::escape_controls(&f.path),
                     lc.line,
                     lc.column,
                     shorten(&r.message)
@@ -406,9 +421,14 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
             .as_ref()
             .filter(|f| f.is_resolved())
             .map(|f| match f.applicability {
-                fplint_core::Applicability::Safe => format!("fix: {} (safe: `--fix`)", f.title),
+                fplint_core::Applicability::Safe => {
+                    format!("fix: {} (safe: `--fix`)", shorten(&f.title))
+                }
                 fplint_core::Applicability::Unsafe => {
-                    format!("fix: {} (unsafe: `--fix --unsafe-fixes`)", f.title)
+                    format!(
+                        "fix: {} (unsafe: `--fix --unsafe-fixes`)",
+                        shorten(&f.title)
+                    )
                 }
             });
         let elsewhere: Vec<String> = elsewhere.into_iter().chain(fix_line).collect();
@@ -434,7 +454,7 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
             (Some(w), Some(f)) => Some(windowed_labels(w, f, d, &outside)),
             _ => None,
         };
-        let (source, labels) = match (window, labels_in_window) {
+        let (mut source, labels) = match (window, labels_in_window) {
             (Some(w), Some(labels)) => (Some(w.source), labels),
             _ => match file.map(FileSource::new) {
                 Some(src) => {
@@ -444,6 +464,9 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
                 None => (None, Vec::new()),
             },
         };
+        if let (Some(src), Some(lc)) = (&mut source, header) {
+            src.header = Some(lc);
+        }
         let rendered = Rendered {
             d,
             code: format!("{} {}", d.code, rule_name(d.code)),
@@ -460,7 +483,63 @@ pub fn render(outcome: &Report, opts: &HumanOptions) -> String {
     for n in outcome.notices.iter().filter(|n| n.counts()) {
         out.push_str(&notice(n));
     }
-    out
+    // Without colour nothing of fplint's own is a control character: a
+    // last pass catches what the escaping of each part above missed.
+    match opts.color {
+        true => out,
+        false => super::escape_controls(&out).into_owned(),
+    }
+}
+
+/// A file with its control characters escaped, and where its offsets are
+/// in the escaped text.
+struct Escaped {
+    file: Arc<SourceFile>,
+    map: super::OffsetMap,
+}
+
+/// `f` escaped; `None` when neither its path nor its text holds a
+/// control character.
+fn escape_file(f: &Arc<SourceFile>) -> Option<Escaped> {
+    let path = super::escape_controls(&f.path);
+    let (text, map) = match super::escape_source(&f.text) {
+        Some(e) => e,
+        None if matches!(path, std::borrow::Cow::Owned(_)) => {
+            (f.text.to_string(), super::OffsetMap::none())
+        }
+        None => return None,
+    };
+    Some(Escaped {
+        file: Arc::new(SourceFile::new(f.id, path.into_owned(), text)),
+        map,
+    })
+}
+
+impl Escaped {
+    /// The escaped file, `d` with its spans in `f` moved to match, and
+    /// where `d` starts in `f` itself.
+    fn apply(
+        &self,
+        f: &SourceFile,
+        d: &Diagnostic,
+    ) -> (Arc<SourceFile>, Diagnostic, fplint_core::LineCol) {
+        let (start, _) = shown(f, d.span.start as usize, d.span.end as usize);
+        let lc = f.line_col(start);
+        let moved = |span: &mut fplint_core::Span| {
+            if span.file == f.id {
+                let start = self.map.map(f.clamp(span.start as usize));
+                let end = self.map.map(f.clamp(span.end as usize));
+                span.start = u32::try_from(start).unwrap_or(u32::MAX);
+                span.end = u32::try_from(end).unwrap_or(u32::MAX);
+            }
+        };
+        let mut d = d.clone();
+        moved(&mut d.span);
+        for r in &mut d.related {
+            moved(&mut r.span);
+        }
+        (self.file.clone(), d, lc)
+    }
 }
 
 /// The labels of a diagnostic drawn in a window of its lines; related
@@ -520,7 +599,7 @@ fn notice(n: &crate::notice::Notice) -> String {
             s.push('\n');
         }
     }
-    s
+    super::escape_controls(&s).into_owned()
 }
 
 /// What the run could not do or did not look at: named files skipped,
@@ -531,7 +610,7 @@ fn run_notes(outcome: &Report) -> String {
         s.push_str(&notice(n));
     }
     for e in &outcome.errors {
-        s.push_str(&format!("error: {e}\n"));
+        s.push_str(&format!("error: {}\n", super::escape_controls(e)));
     }
     if let Some((n, file)) = crate::baseline::hidden_count(outcome) {
         s.push_str(&super::hidden_note(n, &file));
@@ -542,6 +621,11 @@ fn run_notes(outcome: &Report) -> String {
 
 /// `Found 3 problems (2 errors, 1 warning) in 12 files.`
 pub fn summary(outcome: &Report, elapsed: std::time::Duration) -> String {
+    crate::render::escape_controls(&summary_unescaped(outcome, elapsed)).into_owned()
+}
+
+/// `Found 3 problems (2 errors, 1 warning) in 12 files.`
+fn summary_unescaped(outcome: &Report, elapsed: std::time::Duration) -> String {
     let count = |s: Severity| {
         outcome
             .diagnostics

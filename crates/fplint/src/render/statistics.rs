@@ -17,6 +17,11 @@ fn counts(outcome: &Report) -> Vec<(&'static str, usize)> {
 
 /// One line per code: `    3  FP001  coredns-selector-labels`.
 pub fn text(outcome: &Report) -> String {
+    crate::render::escape_controls(&text_unescaped(outcome)).into_owned()
+}
+
+/// One line per code: `    3  FP001  coredns-selector-labels`.
+fn text_unescaped(outcome: &Report) -> String {
     counts(outcome)
         .into_iter()
         .map(|(code, n)| format!("{n:>5}  {code}  {}\n", rule_name(code)))

@@ -171,6 +171,11 @@ fn location(opts: &SummaryOptions, file: &str, line: usize) -> String {
 
 /// The job summary of one run.
 pub fn render(outcome: &Report, opts: &SummaryOptions) -> String {
+    crate::render::escape_controls(&render_unescaped(outcome, opts)).into_owned()
+}
+
+/// The job summary of one run.
+fn render_unescaped(outcome: &Report, opts: &SummaryOptions) -> String {
     let mut s = String::from("## fplint\n\n");
     let count = |sev| {
         outcome
