@@ -351,6 +351,12 @@ pub fn build(root: &Path, sources: &Sources, limits: Limits) -> UnitOutput {
     });
     for r in resources {
         let before = out.workloads.len();
+        // A Flux `HelmRelease` or Argo CD `Application` the build applies is
+        // read as the declaration it is, from the file that wrote it.
+        let file = r.obj.span.and_then(|s| sources.get(s.file));
+        if !r.opaque && file.is_some_and(|f| super::load_declaration(&f, &r.obj, &mut out)) {
+            continue;
+        }
         objects::load_object(&r.obj, "", &mut out);
         for w in &mut out.workloads[before..] {
             w.variant = variant.clone();

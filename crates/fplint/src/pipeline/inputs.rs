@@ -257,7 +257,10 @@ fn model_chart(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Opt
 }
 
 fn model_build(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
-    (load_build(job.dir(), sources, limits), None)
+    let mut unit = load_build(job.dir(), sources, limits);
+    // Releases the build applies (a Flux `HelmRelease` among its resources).
+    crate::charts::render_declared(&mut unit, sources, limits);
+    (unit, None)
 }
 
 fn model_called(job: &Job, sources: &Sources, _: Limits) -> (UnitOutput, Option<Notice>) {
