@@ -375,9 +375,89 @@ fn known_range(
     }
 }
 
+/// Helm's install order by kind (`pkg/release/v1/util/kind_sorter.go`,
+/// helm v4.1.4); other kinds come after, by name.
+const INSTALL_ORDER: [&str; 38] = [
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+/// The documents in the order `helm template` prints them: templates by
+/// path, each file's documents in order, then stably by kind in Helm's
+/// install order, hooks (`helm.sh/hook`) after everything else.
+fn install_order(docs: &[chart::RenderedDocument]) -> Vec<&chart::RenderedDocument> {
+    let head = |d: &chart::RenderedDocument| {
+        let v = fplint_core::value::Value::parse_embedded(&d.text);
+        let v = v.known();
+        let kind = v
+            .and_then(|v| v.get("kind"))
+            .and_then(fplint_core::value::Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let hook = v
+            .and_then(|v| v.get("metadata"))
+            .and_then(|m| m.get("annotations"))
+            .and_then(|a| a.get("helm.sh/hook"))
+            .is_some();
+        (hook, kind)
+    };
+    let mut keyed: Vec<_> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let (hook, kind) = head(d);
+            let rank = INSTALL_ORDER.iter().position(|k| *k == kind);
+            // Known kinds by rank; unknown ones after them, by name.
+            let by_kind = match rank {
+                Some(r) => (0, r, String::new()),
+                None => (1, 0, kind),
+            };
+            ((hook, by_kind, d.source.clone(), i), d)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, d)| d).collect()
+}
+
 /// Documents as `helm template` prints them, with fplint's notes.
 fn print_documents(out: &mut String, docs: &[chart::RenderedDocument]) {
-    for d in docs {
+    for d in install_order(docs) {
         out.push_str("---\n# Source: ");
         out.push_str(&d.source);
         out.push('\n');
