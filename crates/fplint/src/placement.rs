@@ -428,7 +428,7 @@ pub fn print(
 }
 
 /// What `fplint placement` prints for what was loaded, in `format`; the
-/// summary is of a change only ([`print`] with a revision).
+/// summary is of a change only ([`self::print`] with a revision).
 pub fn render(loaded: &Loaded, format: Format) -> Result<String, String> {
     Ok(match format {
         Format::Text => render_text(&tables(loaded)),
