@@ -55,21 +55,30 @@ echo "--- VS Code extension: npm ci, unit tests (its settings against fplint ser
   echo "packed $(du -k "$tmp/fplint.vsix" | cut -f1) KiB, $(wc -l <<<"$listing") files"
 )
 
+# The examples open as a repository of their own, as a user's project
+# would: the server models the whole project its root marks, and this
+# repository's test fixtures (Karpenter for clusters fplint cannot tell,
+# among others) are no part of the examples' clusters.
+repo=$PWD
+proj="$tmp/examples-project"
+mkdir -p "$proj/.git"
+cp -r examples "$proj/"
+
 echo "--- Neovim ($(nvim --version | head -n 1)), editors/nvim/init.lua"
 # One file per format the set-up covers, with a code fplint reports there.
 for check in examples/eksctl/problem/cluster.yaml:FP001 \
              examples/terraform/karpenter-on-fargate/main.tf:FP002 \
              examples/cloudformation/fargate-race.yaml:FP003; do
   file=${check%:*} code=${check##*:}
-  if ! FPLINT_EXPECT=$code timeout 120 nvim --headless -u editors/nvim/init.lua \
-      -c 'luafile editors/nvim/check.lua' "$file"; then
+  if ! (cd "$proj" && FPLINT_EXPECT=$code timeout 120 nvim --headless -u "$repo/editors/nvim/init.lua" \
+      -c "luafile $repo/editors/nvim/check.lua" "$file"); then
     echo "Neovim did not report $code in $file"; exit 1
   fi
 done
 
 echo "--- Emacs ($(emacs --version | head -n 1)) with Eglot, editors/emacs/fplint.el"
-if ! timeout 120 emacs --batch -l editors/emacs/fplint.el -l editors/emacs/check.el \
-    examples/eksctl/problem/cluster.yaml 2>"$tmp/emacs.log"; then
+if ! (cd "$proj" && timeout 120 emacs --batch -l "$repo/editors/emacs/fplint.el" -l "$repo/editors/emacs/check.el" \
+    examples/eksctl/problem/cluster.yaml 2>"$tmp/emacs.log"); then
   cat "$tmp/emacs.log"; echo "Emacs did not report FP001"; exit 1
 fi
 
