@@ -127,6 +127,15 @@ cluster shop
   after:  3 workloads, 1.25 vCPU / 4.5 GB per pod set
 "
     );
+    // From a folder below the repository's root, paths read as from there.
+    let o = fplint(
+        &["placement", "--no-config", "--diff", "HEAD", ".."],
+        &d.path().join("k8s"),
+    );
+    assert_eq!(
+        out(&o).lines().nth(3),
+        Some("  Deployment/api in apps: resized: 0.5 vCPU / 2 GB → 1 vCPU / 4 GB (../k8s/api.yaml:2)")
+    );
     // The work tree is as it was: the revision was read from objects.
     assert!(!d.path().join("k8s/old.yaml").exists());
     let status = run("git", &["status", "--porcelain"], d.path());

@@ -143,11 +143,12 @@ pub fn diff(linter: &Linter, rev: &str, paths: &[PathBuf]) -> Result<Diff, DiffE
     let relative = paths.iter().all(|p| p.is_relative());
     let shown_root = if relative {
         let here = here.canonicalize().unwrap_or(here);
-        let up = relative_path(&here, &tree.repo);
-        if up.as_os_str().is_empty() {
+        let up = crate::context::relative_to(Some(&here), &tree.repo);
+        if up == Path::new(".") {
             String::new()
         } else {
-            format!("{}/", up.to_string_lossy().replace('\\', "/"))
+            let up = up.to_string_lossy().replace('\\', "/");
+            format!("{}/", up.trim_end_matches('/'))
         }
     } else {
         format!("{}/", tree.repo.to_string_lossy().replace('\\', "/"))
@@ -157,20 +158,6 @@ pub fn diff(linter: &Linter, rev: &str, paths: &[PathBuf]) -> Result<Diff, DiffE
         rewrite(t, &|s| s.replace(&prefix, &shown_root));
     }
     Ok(compare(rev, &before, &after))
-}
-
-/// The path from `from` to `to` (both canonical): `../..` then down.
-fn relative_path(from: &Path, to: &Path) -> PathBuf {
-    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
-    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
-    let mut out = PathBuf::new();
-    for _ in common..f.len() {
-        out.push("..");
-    }
-    for c in &t[common..] {
-        out.push(c);
-    }
-    out
 }
 
 /// Every path a table shows, rewritten.
