@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const FRONTENDS: [&str; 14] = [
+const FRONTENDS: [&str; 15] = [
     "appset",
     "argocd",
     "chart",
@@ -16,6 +16,7 @@ const FRONTENDS: [&str; 14] = [
     "kubernetes",
     "kustomize",
     "near_miss",
+    "program",
     "script",
     "shared",
     "terraform",

@@ -11,6 +11,7 @@ pub mod helmfile;
 pub mod kubernetes;
 pub mod kustomize;
 pub mod near_miss;
+pub mod program;
 pub mod script;
 pub mod shared;
 pub mod terraform;
