@@ -30,12 +30,23 @@ const BYTES_PER_STEP: u64 = 64;
 
 /// Text whose YAML structure Helm reads, registered by the span of the value
 /// that carries it: a heredoc body, a values file read by `file`/`templatefile`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TextSource {
     /// The raw text in its file.
     pub body: Span,
     /// `${...}` in it are interpolations (heredocs, `templatefile`).
     pub template: bool,
+    /// What known interpolations render to (`templatefile`'s variables,
+    /// a heredoc's expressions).
+    pub fills: std::sync::Arc<[Fill]>,
+}
+
+/// An interpolation whose rendered text is known: the span of its
+/// expression (inside `${…}`) and the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fill {
+    pub span: Span,
+    pub text: String,
 }
 
 /// What one module folder declares, borrowed from its parsed files.
@@ -276,14 +287,16 @@ impl<'a> Env<'a> {
             }
             Expression::StringTemplate(t) => self.render(t, file, scope, span),
             Expression::HeredocTemplate(h) => {
-                if let Some(s) = span {
-                    self.register_heredoc(s);
-                }
                 let mut h = (**h).clone();
                 if h.indent().is_some() {
                     h.dedent();
                 }
-                self.render(&h.template, file, scope, span)
+                let mut fills = Vec::new();
+                let out = self.render_filling(&h.template, file, scope, span, &mut fills);
+                if let Some(s) = span {
+                    self.register_heredoc(s, fills);
+                }
+                out
             }
             Expression::Parenthesis(p) => self.eval(p.inner(), file, scope),
             Expression::Variable(var) => self.variable(var.as_str(), scope, span),
@@ -332,7 +345,7 @@ impl<'a> Env<'a> {
         }
     }
 
-    fn register_heredoc(&self, span: Span) {
+    fn register_heredoc(&self, span: Span, fills: Vec<Fill>) {
         let Some(f) = self.file(span.file) else {
             return;
         };
@@ -356,11 +369,25 @@ impl<'a> Env<'a> {
             TextSource {
                 body,
                 template: true,
+                fills: fills.into(),
             },
         );
     }
 
     fn render(&self, t: &Template, file: FileId, scope: &Scope, span: Option<Span>) -> R {
+        self.render_filling(t, file, scope, span, &mut Vec::new())
+    }
+
+    /// [`Self::render`], telling in `fills` what each known interpolation
+    /// rendered to.
+    fn render_filling(
+        &self,
+        t: &Template,
+        file: FileId,
+        scope: &Scope,
+        span: Option<Span>,
+        fills: &mut Vec<Fill>,
+    ) -> R {
         let mut out = String::new();
         let mut unknown_part = false;
         for el in t.iter() {
@@ -371,7 +398,15 @@ impl<'a> Env<'a> {
                     match &x.kind {
                         ValueKind::Unknown => unknown_part = true,
                         _ => match scalar_text(&x) {
-                            Some(s) => out.push_str(&s),
+                            Some(s) => {
+                                if let Some(at) = span_of(file, i.expr.span()) {
+                                    fills.push(Fill {
+                                        span: at,
+                                        text: s.clone(),
+                                    });
+                                }
+                                out.push_str(&s);
+                            }
                             None if matches!(x.kind, ValueKind::Null) => return Err(Fail),
                             None => return Err(Fail),
                         },

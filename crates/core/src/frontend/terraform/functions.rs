@@ -1,7 +1,7 @@
 //! The Terraform functions that real EKS code uses. Anything else is unknown.
 
 use super::eval::{
-    as_num, has_unknown, num, same, scalar_text, unknown, v, Env, Fail, Scope, TextSource, R,
+    as_num, has_unknown, num, same, scalar_text, unknown, v, Env, Fail, Fill, Scope, TextSource, R,
 };
 use super::text;
 use crate::source::{FileId, Span};
@@ -490,6 +490,52 @@ pub fn to_json(x: &Value, out: &mut String) {
     }
 }
 
+/// The `${name}` interpolations of a template file whose variable is a
+/// known scalar. Directives and other expressions stay unfilled.
+fn template_fills(f: &crate::source::SourceFile, vars: &[(String, String)]) -> Vec<Fill> {
+    let text = &f.text;
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = text[at..].find("${").map(|i| i + at) {
+        let Some(end) = text[i..].find('}').map(|e| e + i) else {
+            break;
+        };
+        let escaped = text[..i].ends_with('$');
+        let name = text[i + 2..end].trim();
+        if let Some((_, value)) = vars.iter().rev().find(|(k, _)| k == name) {
+            if !escaped {
+                out.push(Fill {
+                    span: Span::new(f.id, i + 2, end),
+                    text: value.clone(),
+                });
+            }
+        }
+        at = end + 1;
+    }
+    out
+}
+
+/// A template's text when every interpolation is filled and it has no
+/// directives.
+fn render_template(text: &str, fills: &[Fill]) -> Option<String> {
+    if text.contains("%{") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut at = 0;
+    while let Some(i) = text[at..].find("${").map(|i| i + at) {
+        let end = text[i..].find('}')? + i;
+        let fill = fills
+            .iter()
+            .find(|f| f.span.start as usize == i + 2 && f.span.end as usize == end)?;
+        out.push_str(&text[at..i]);
+        out.push_str(&fill.text);
+        at = end + 1;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
 /// `file()` and `templatefile()`: relative to the module folder, through
 /// `Sources` (root-confined, size-capped). A file that cannot be read is unknown.
 fn read_file(env: &Env<'_>, template: bool, vals: &[Value], span: Option<Span>) -> R {
@@ -507,15 +553,43 @@ fn read_file(env: &Env<'_>, template: bool, vals: &[Value], span: Option<Span>) 
     };
     let whole = Span::new(f.id, 0, f.text.len());
     env.files.borrow_mut().insert(f.id, f.clone());
-    env.texts.borrow_mut().insert(
+    let vars: Vec<(String, String)> = match vals.get(1).map(|x| &x.kind) {
+        Some(ValueKind::Map(entries)) if template => entries
+            .iter()
+            .filter_map(|(k, x)| Some((k.name.clone(), scalar_text(x)?)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let given = if template {
+        template_fills(&f, &vars)
+    } else {
+        Vec::new()
+    };
+    let mut texts = env.texts.borrow_mut();
+    // One file templated by several calls is read with the fills they agree
+    // on: its values are registered by the file's span, not the call's.
+    let fills: Vec<Fill> = match texts.get(&whole) {
+        Some(before) if before.template => given
+            .into_iter()
+            .filter(|g| before.fills.contains(g))
+            .collect(),
+        _ => given,
+    };
+    let rendered = template.then(|| render_template(&f.text, &fills)).flatten();
+    texts.insert(
         whole,
         TextSource {
             body: whole,
             template,
+            fills: fills.into(),
         },
     );
+    drop(texts);
     if template && (f.text.contains("${") || f.text.contains("%{")) {
-        return unknown(Some(whole));
+        return match rendered {
+            Some(text) => Ok(v(ValueKind::String(text), Some(whole))),
+            None => unknown(Some(whole)),
+        };
     }
     Ok(v(ValueKind::String(f.text.to_string()), Some(whole)))
 }

@@ -565,6 +565,43 @@ fn templatefile_values_keep_structure_and_spans() {
 }
 
 #[test]
+fn templatefile_renders_known_variables_where_they_are_written() {
+    let tf = format!(
+        "{CLUSTER}\nvariable \"ns\" {{ default = \"karpenter\" }}\nresource \"helm_release\" \"k\" {{\n  namespace = \"karpenter\"\n  chart = \"karpenter\"\n  values = [templatefile(\"${{path.module}}/v.tpl\", {{ ns = var.ns, n = 2, c = module.eks.cluster_name }})]\n}}\n"
+    );
+    let tpl = "a: ${ns}\nb: \"${ns}-x\"\nc: ${n}\nd: ${c}\ne: ${ns}${c}\nf: $${ns}\n";
+    let (out, sources, _) = load(&[("main.tf", &tf), ("v.tpl", tpl)]);
+    let v = out.clusters[0].helm_releases[0]
+        .values
+        .known()
+        .unwrap()
+        .clone();
+    let a = v.get("a").unwrap();
+    assert_eq!(a.as_str(), Some("karpenter"));
+    assert_eq!(slice(&sources, a), "${ns}");
+    assert_eq!(v.get("b").unwrap().as_str(), Some("karpenter-x"));
+    assert_eq!(v.get("c").unwrap().kind, ValueKind::Number("2".into()));
+    for unknown in ["d", "e", "f"] {
+        assert!(v.get(unknown).unwrap().is_unknown(), "{unknown}");
+    }
+}
+
+#[test]
+fn one_template_for_two_calls_keeps_only_what_they_agree_on() {
+    let tf = format!(
+        "{CLUSTER}\nresource \"helm_release\" \"a\" {{\n  namespace = \"a\"\n  chart = \"x\"\n  values = [templatefile(\"v.tpl\", {{ ns = \"a\", k = \"same\" }})]\n}}\nresource \"helm_release\" \"b\" {{\n  namespace = \"b\"\n  chart = \"x\"\n  values = [templatefile(\"v.tpl\", {{ ns = \"b\", k = \"same\" }})]\n}}\n"
+    );
+    let tpl = "ns: ${ns}\nk: ${k}\n";
+    let (out, _, _) = load(&[("main.tf", &tf), ("v.tpl", tpl)]);
+    for r in &out.clusters[0].helm_releases {
+        let v = r.values.known().unwrap();
+        assert_eq!(v.get("k").unwrap().as_str(), Some("same"));
+        let ns = v.get("ns").unwrap();
+        assert!(ns.is_unknown() || ns.as_str() == r.namespace.value.known().map(String::as_str));
+    }
+}
+
+#[test]
 fn plain_heredoc_with_crlf_keeps_spans() {
     let tf = format!(
         "{CLUSTER}\r\nresource \"helm_release\" \"k\" {{\r\n  namespace = \"karpenter\"\r\n  chart = \"karpenter\"\r\n  values = [<<EOT\r\ntolerations:\r\n  - operator: Exists\r\nEOT\r\n  ]\r\n}}\r\n"

@@ -1,7 +1,7 @@
 //! YAML/JSON carried in strings (heredocs, values files, `*encode` results),
 //! read back into values whose spans point where the text was written.
 
-use super::eval::Env;
+use super::eval::{Env, Fill};
 use crate::source::{FileId, Span};
 use crate::tree::{self, Limits};
 use crate::value::{Value, ValueKind};
@@ -12,14 +12,14 @@ pub fn decode(env: &Env<'_>, x: &Value) -> Option<Value> {
         if let Some(enc) = env.encoded.borrow().get(&s) {
             return Some(enc.clone());
         }
-        let ts = env.texts.borrow().get(&s).copied();
+        let ts = env.texts.borrow().get(&s).cloned();
         if let Some(ts) = ts {
             let f = env.file(ts.body.file)?;
-            return parse_raw(
+            return parse_template(
                 f.slice(ts.body),
                 ts.body.file,
                 ts.body.start as usize,
-                ts.template,
+                ts.template.then_some(&ts.fills[..]),
                 env.limits,
             );
         }
@@ -56,6 +56,22 @@ pub fn parse_raw(
     template: bool,
     limits: Limits,
 ) -> Option<Value> {
+    parse_template(raw, file, base, template.then_some(&[]), limits)
+}
+
+/// [`parse_raw`] of a template whose known interpolations render as `fills`
+/// say: a scalar made of text and known interpolations is the text
+/// Terraform renders, with the scalar's span in the template; every other
+/// interpolation is unknown. `None` for `fills` reads the text verbatim.
+pub fn parse_template(
+    raw: &str,
+    file: FileId,
+    base: usize,
+    fills: Option<&[Fill]>,
+    limits: Limits,
+) -> Option<Value> {
+    let template = fills.is_some();
+    let fills = fills.unwrap_or_default();
     let mut masks: Vec<(usize, usize)> = Vec::new();
     let owned;
     let text = if template && (raw.contains("${") || raw.contains("%{")) {
@@ -118,35 +134,123 @@ pub fn parse_raw(
     };
     shift(&mut val, base as u32);
     if !masks.is_empty() {
-        let abs: Vec<(u32, u32)> = masks
-            .iter()
-            .map(|&(s, e)| ((s + base) as u32, (e + base) as u32))
-            .collect();
-        mask(&mut val, &abs);
+        let holes = Holes {
+            raw,
+            base: base as u32,
+            masks: masks
+                .iter()
+                .map(|&(s, e)| Hole {
+                    start: (s + base) as u32,
+                    end: (e + base) as u32,
+                    with: substitute((s + base) as u32, (e + base) as u32, file, fills),
+                })
+                .collect(),
+        };
+        mask(&mut val, &holes);
     }
     Some(val)
 }
 
-fn overlaps(span: Option<Span>, masks: &[(u32, u32)]) -> bool {
-    span.is_some_and(|s| masks.iter().any(|&(a, b)| s.start < b && a < s.end))
+/// An interpolation in a template's text: absolute offsets, and the text it
+/// renders to when known.
+struct Hole<'v> {
+    start: u32,
+    end: u32,
+    with: Option<&'v str>,
 }
 
-fn mask(val: &mut Value, masks: &[(u32, u32)]) {
+struct Holes<'r, 'v> {
+    raw: &'r str,
+    base: u32,
+    masks: Vec<Hole<'v>>,
+}
+
+/// What the interpolation at `start..end` renders to: the one known fill
+/// inside it, when its text cannot change the YAML structure around it.
+fn substitute(start: u32, end: u32, file: FileId, fills: &[Fill]) -> Option<&str> {
+    let mut inside = fills
+        .iter()
+        .filter(|f| f.span.file == file && f.span.start >= start && f.span.end <= end);
+    let text = inside.next()?.text.as_str();
+    if inside.next().is_some() {
+        return None;
+    }
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._/@:+=-".contains(c);
+    text.chars().all(plain).then_some(text)
+}
+
+fn overlapping<'h, 'v>(span: Option<Span>, holes: &'h Holes<'_, 'v>) -> Vec<&'h Hole<'v>> {
+    span.map(|s| {
+        holes
+            .masks
+            .iter()
+            .filter(|h| s.start < h.end && h.start < s.end)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+fn mask(val: &mut Value, holes: &Holes<'_, '_>) {
     match &mut val.kind {
-        ValueKind::List(items) => items.iter_mut().for_each(|i| mask(i, masks)),
+        ValueKind::List(items) => items.iter_mut().for_each(|i| mask(i, holes)),
         ValueKind::Map(entries) => {
-            if entries.iter().any(|(k, _)| overlaps(k.span, masks)) {
+            if entries
+                .iter()
+                .any(|(k, _)| !overlapping(k.span, holes).is_empty())
+            {
                 val.kind = ValueKind::Unknown;
                 return;
             }
-            entries.iter_mut().for_each(|(_, x)| mask(x, masks));
+            entries.iter_mut().for_each(|(_, x)| mask(x, holes));
         }
         _ => {
-            if overlaps(val.span, masks) {
-                val.kind = ValueKind::Unknown;
+            let inside = overlapping(val.span, holes);
+            if !inside.is_empty() {
+                val.kind = val
+                    .span
+                    .and_then(|s| rendered(s, &inside, holes))
+                    .unwrap_or(ValueKind::Unknown);
             }
         }
     }
+}
+
+/// The scalar at `span` with its interpolations rendered, when each is
+/// known and lies inside it; typed as YAML types a plain scalar.
+fn rendered(span: Span, inside: &[&Hole<'_>], holes: &Holes<'_, '_>) -> Option<ValueKind> {
+    let (start, end) = (
+        span.start.checked_sub(holes.base)?,
+        span.end.checked_sub(holes.base)?,
+    );
+    let mut text = String::new();
+    let mut at = span.start;
+    for h in inside {
+        if h.start < span.start || h.end > span.end {
+            return None;
+        }
+        text.push_str(
+            holes
+                .raw
+                .get((at - holes.base) as usize..(h.start - holes.base) as usize)?,
+        );
+        text.push_str(h.with?);
+        at = h.end;
+    }
+    text.push_str(holes.raw.get((at - holes.base) as usize..end as usize)?);
+    let _ = start;
+    let quoted = |q: char| text.len() >= 2 && text.starts_with(q) && text.ends_with(q);
+    if quoted('\'') || (quoted('"') && !text.contains('\\')) {
+        return Some(ValueKind::String(text[1..text.len() - 1].to_string()));
+    }
+    if text.starts_with(['"', '\'', '|', '>', '&', '*', '!', '[', '{']) || text.contains('\n') {
+        return None;
+    }
+    let node = tree::Node {
+        kind: tree::NodeKind::Scalar(text.into(), tree::ScalarStyle::Plain),
+        span,
+        tag: None,
+    };
+    Some(Value::from_node(&node).kind)
 }
 
 fn shift(val: &mut Value, base: u32) {
