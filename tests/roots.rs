@@ -450,3 +450,23 @@ fn a_provider_configured_from_a_kubeconfig_may_deploy_anywhere() {
     // Karpenter may serve any cluster: this one's capacity is unknown.
     assert_eq!(got, Vec::<String>::new());
 }
+
+#[test]
+fn a_root_linted_alone_finds_the_root_writing_its_s3_state_in_its_project() {
+    let d = project();
+    write(d.path(), "fplint.toml", "");
+    let backend = "terraform {\n  backend \"s3\" {\n    bucket = \"shop-state\"\n    key    = \"eks/terraform.tfstate\"\n  }\n}\n\n";
+    write(d.path(), "eks/main.tf", &format!("{backend}{EKS}"));
+    write(d.path(), "k8s/main.tf", &karpenter_from_s3(""));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .args(["placement", "k8s"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let text = common::stdout(&out);
+    assert_eq!(
+        text.lines().next(),
+        Some("cluster shop-prod (Fargate and Karpenter nodes), k8s/main.tf:9"),
+        "{text}"
+    );
+}

@@ -95,6 +95,9 @@ pub struct Sources {
     /// Which of those folders write each remote state, made on first use
     /// (see [`Sources::state_writers`]).
     state_writers: OnceLock<HashMap<String, Vec<PathBuf>>>,
+    /// The same, over every folder under the roots (see
+    /// [`Sources::state_writers_in_roots`]).
+    root_state_writers: OnceLock<HashMap<String, Vec<PathBuf>>>,
 }
 
 impl Default for Sources {
@@ -255,6 +258,7 @@ impl Sources {
             cwd: OnceLock::new(),
             module_folders: OnceLock::new(),
             state_writers: OnceLock::new(),
+            root_state_writers: OnceLock::new(),
         }
     }
 
@@ -275,6 +279,18 @@ impl Sources {
     ) -> &HashMap<String, Vec<PathBuf>> {
         self.state_writers
             .get_or_init(|| index(self.module_folders.get().map_or(&[], Vec::as_slice)))
+    }
+
+    /// [`Sources::state_writers`] over the roots reads are confined to (the
+    /// projects of the paths linted): a root linted alone finds the root
+    /// that writes its remote state elsewhere in its project. Asked only
+    /// when the run's folders have no writer, so a run whose writers are
+    /// all linted never walks its project.
+    pub fn state_writers_in_roots(
+        &self,
+        index: impl FnOnce(&[PathBuf]) -> HashMap<String, Vec<PathBuf>>,
+    ) -> &HashMap<String, Vec<PathBuf>> {
+        self.root_state_writers.get_or_init(|| index(&self.roots))
     }
 
     /// Bytes already read from the files at these canonical paths, to be

@@ -144,8 +144,14 @@ fn s3_state(bucket: &str, key: &str) -> String {
 /// one per chapter or environment, each read by their neighbours). Two at
 /// the same depth leave it unknown.
 fn s3_writer(sources: &Sources, reader: &Path, bucket: &str, key: &str) -> Option<PathBuf> {
-    let writers = sources.state_writers(|dirs| state_writers(dirs, sources));
-    let found = writers.get(&s3_state(bucket, key))?;
+    let state = s3_state(bucket, key);
+    let planned = sources.state_writers(|dirs| state_writers(dirs, sources));
+    let found = match planned.get(&state) {
+        Some(found) => found,
+        None => sources
+            .state_writers_in_roots(|roots| state_writers(&tf_folders(roots), sources))
+            .get(&state)?,
+    };
     let reader = reader.canonicalize().ok()?;
     let shared = |d: &PathBuf| {
         d.canonicalize().ok().filter(|c| *c != reader).map(|c| {
@@ -164,6 +170,47 @@ fn s3_writer(sources: &Sources, reader: &Path, bucket: &str, key: &str) -> Optio
         }
         _ => None,
     }
+}
+
+/// Folders bounding a search of a project for Terraform roots.
+const MAX_FOLDERS: usize = 20_000;
+const MAX_FOLDER_DEPTH: usize = 16;
+
+/// The folders under `roots` with `.tf` files, in path order: hidden
+/// folders (`.terraform`, `.git`) and `node_modules` left out, bounded.
+fn tf_folders(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(PathBuf, usize)> = roots.iter().rev().map(|r| (r.clone(), 0)).collect();
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        seen += 1;
+        if seen > MAX_FOLDERS {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut subs = Vec::new();
+        let mut has_tf = false;
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                if !name.starts_with('.') && name != "node_modules" && depth < MAX_FOLDER_DEPTH {
+                    subs.push(e.path());
+                }
+            } else if name.ends_with(".tf") {
+                has_tf = true;
+            }
+        }
+        if has_tf {
+            out.push(dir);
+        }
+        subs.sort();
+        stack.extend(subs.into_iter().rev().map(|d| (d, depth + 1)));
+    }
+    out
 }
 
 /// The S3 states the root in each folder writes: `terraform { backend "s3"
