@@ -98,6 +98,9 @@ pub struct Sources {
     /// The same, over every folder under the roots (see
     /// [`Sources::state_writers_in_roots`]).
     root_state_writers: OnceLock<HashMap<String, Vec<PathBuf>>>,
+    /// Lists the folders with `.tf` files under the roots, as the run's
+    /// walk would (ignore files, excludes); see [`Sources::with_tf_folders`].
+    tf_folders: Option<TfFolders>,
 }
 
 impl Default for Sources {
@@ -229,6 +232,19 @@ fn joined(dir: &Path, name: &OsStr) -> PathBuf {
     out
 }
 
+/// Lists the folders with `.tf` files under some roots.
+pub type ListFolders = dyn Fn(&[PathBuf]) -> Vec<PathBuf> + Send + Sync;
+
+/// A [`ListFolders`] a [`Sources`] keeps (see [`Sources::with_tf_folders`]).
+#[derive(Clone)]
+pub struct TfFolders(pub Arc<ListFolders>);
+
+impl std::fmt::Debug for TfFolders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TfFolders")
+    }
+}
+
 impl Sources {
     /// A registry whose reads stay under `roots` (none: anywhere).
     pub fn new(mut roots: Vec<PathBuf>) -> Sources {
@@ -259,6 +275,7 @@ impl Sources {
             module_folders: OnceLock::new(),
             state_writers: OnceLock::new(),
             root_state_writers: OnceLock::new(),
+            tf_folders: None,
         }
     }
 
@@ -290,7 +307,18 @@ impl Sources {
         &self,
         index: impl FnOnce(&[PathBuf]) -> HashMap<String, Vec<PathBuf>>,
     ) -> &HashMap<String, Vec<PathBuf>> {
-        self.root_state_writers.get_or_init(|| index(&self.roots))
+        self.root_state_writers
+            .get_or_init(|| match &self.tf_folders {
+                Some(list) if !self.roots.is_empty() => index(&(list.0)(&self.roots)),
+                _ => HashMap::new(),
+            })
+    }
+
+    /// How to list the folders with `.tf` files under the roots, for
+    /// [`Sources::state_writers_in_roots`]; without it, none are searched.
+    pub fn with_tf_folders(mut self, list: TfFolders) -> Sources {
+        self.tf_folders = Some(list);
+        self
     }
 
     /// Bytes already read from the files at these canonical paths, to be

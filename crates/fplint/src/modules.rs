@@ -65,6 +65,25 @@ pub(crate) fn called_folders_with(
         .collect()
 }
 
+/// Lists the folders with `.tf` files under some roots as the run's walk
+/// finds them (ignore files respected, hidden folders left out), for the
+/// search of a project for the root that writes a remote state.
+pub(crate) fn tf_folders() -> fplint_core::sources::TfFolders {
+    fplint_core::sources::TfFolders(std::sync::Arc::new(|roots: &[PathBuf]| {
+        let is_tf = |p: &Path| p.extension().is_some_and(|x| x == "tf");
+        let walked = crate::walk::walk_keeping(roots, None, None, &is_tf);
+        let mut dirs: Vec<PathBuf> = walked
+            .files
+            .iter()
+            .filter(|c| is_tf(&c.path))
+            .filter_map(|c| c.path.parent().map(Path::to_path_buf))
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    }))
+}
+
 /// The project roots (the nearest `fplint.toml` or `.git`) of the paths
 /// given, when the run has Terraform: a local module's `source` may lie
 /// outside the folder linted (`../../modules/eks`), and `terraform init`

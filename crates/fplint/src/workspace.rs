@@ -167,7 +167,8 @@ impl Workspace {
         let opts = &self.linter.options;
         let (_, max_file_size) = opts.effective_limits(&self.linter.config);
         let mut sources = Sources::new(lint::roots_of(&self.paths, context_roots, Path::is_file))
-            .with_overlays(&opts.overlays);
+            .with_overlays(&opts.overlays)
+            .with_tf_folders(crate::modules::tf_folders());
         sources.max_file_size = max_file_size;
         sources
     }

@@ -259,7 +259,8 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     let mut sources = Sources::new(roots)
         .with_overlays(&opts.overlays)
         .with_canonical_paths(walked.canonical_paths.clone())
-        .with_preread(std::mem::take(&mut context.preread));
+        .with_preread(std::mem::take(&mut context.preread))
+        .with_tf_folders(crate::modules::tf_folders());
     sources.max_file_size = max_file_size;
     let sources = Arc::new(sources);
     let candidates = [&walked.files[..], &context.files, &context.applied];

@@ -149,7 +149,7 @@ fn s3_writer(sources: &Sources, reader: &Path, bucket: &str, key: &str) -> Optio
     let found = match planned.get(&state) {
         Some(found) => found,
         None => sources
-            .state_writers_in_roots(|roots| state_writers(&tf_folders(roots), sources))
+            .state_writers_in_roots(|roots| state_writers_on_disk(roots, sources.max_file_size))
             .get(&state)?,
     };
     let reader = reader.canonicalize().ok()?;
@@ -172,80 +172,67 @@ fn s3_writer(sources: &Sources, reader: &Path, bucket: &str, key: &str) -> Optio
     }
 }
 
-/// Folders bounding a search of a project for Terraform roots.
-const MAX_FOLDERS: usize = 20_000;
-const MAX_FOLDER_DEPTH: usize = 16;
-
-/// The folders under `roots` with `.tf` files, in path order: hidden
-/// folders (`.terraform`, `.git`) and `node_modules` left out, bounded.
-fn tf_folders(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(PathBuf, usize)> = roots.iter().rev().map(|r| (r.clone(), 0)).collect();
-    let mut seen = 0usize;
-    while let Some((dir, depth)) = stack.pop() {
-        seen += 1;
-        if seen > MAX_FOLDERS {
-            break;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut subs = Vec::new();
-        let mut has_tf = false;
-        for e in entries.flatten() {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                if !name.starts_with('.') && name != "node_modules" && depth < MAX_FOLDER_DEPTH {
-                    subs.push(e.path());
-                }
-            } else if name.ends_with(".tf") {
-                has_tf = true;
-            }
-        }
-        if has_tf {
-            out.push(dir);
-        }
-        subs.sort();
-        stack.extend(subs.into_iter().rev().map(|d| (d, depth + 1)));
-    }
-    out
-}
-
 /// The S3 states the root in each folder writes: `terraform { backend "s3"
 /// { bucket, key } }` with both written as text (a backend takes no
 /// variables; one configured at `init` is not known).
 fn state_writers(dirs: &[PathBuf], sources: &Sources) -> HashMap<String, Vec<PathBuf>> {
     let mut out: HashMap<String, Vec<PathBuf>> = HashMap::new();
     for dir in dirs {
-        let files: Vec<_> = Listing::read(dir)
-            .tf_files(dir, sources, &[])
-            .into_iter()
-            .filter(|f| memchr::memmem::find(f.text.as_bytes(), b"backend").is_some())
+        for f in Listing::read(dir).tf_files(dir, sources, &[]) {
+            note_writes(&f.text, dir, &mut out);
+        }
+    }
+    out
+}
+
+/// [`state_writers`] of folders outside the run: their files are read
+/// straight from disk, never registered, so nothing is reported in them.
+fn state_writers_on_disk(dirs: &[PathBuf], max_file_size: u64) -> HashMap<String, Vec<PathBuf>> {
+    let mut out: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "tf"))
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= max_file_size))
             .collect();
-        let mut ignored = Vec::new();
-        for pf in parse_files(&files, &mut ignored) {
-            for tf in pf.body.blocks().filter(|b| b.ident.as_str() == "terraform") {
-                for be in tf.body.blocks() {
-                    if be.ident.as_str() != "backend" || label(be, 0) != Some("s3") {
-                        continue;
-                    }
-                    let text = |k: &str| match be.body.get_attribute(k).map(|a| &a.value) {
-                        Some(Expression::String(s)) => Some(s.as_str().to_string()),
-                        _ => None,
-                    };
-                    if let (Some(bucket), Some(key)) = (text("bucket"), text("key")) {
-                        let writers = out.entry(s3_state(&bucket, &key)).or_default();
-                        if !writers.contains(dir) {
-                            writers.push(dir.clone());
-                        }
-                    }
-                }
+        files.sort();
+        for path in files {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                note_writes(&text, dir, &mut out);
             }
         }
     }
     out
+}
+
+fn note_writes(text: &str, dir: &Path, out: &mut HashMap<String, Vec<PathBuf>>) {
+    if memchr::memmem::find(text.as_bytes(), b"backend").is_none() {
+        return;
+    }
+    let Ok((body, _)) = super::parse_lenient(text) else {
+        return;
+    };
+    for tf in body.blocks().filter(|b| b.ident.as_str() == "terraform") {
+        for be in tf.body.blocks() {
+            if be.ident.as_str() != "backend" || label(be, 0) != Some("s3") {
+                continue;
+            }
+            let text = |k: &str| match be.body.get_attribute(k).map(|a| &a.value) {
+                Some(Expression::String(s)) => Some(s.as_str().to_string()),
+                _ => None,
+            };
+            if let (Some(bucket), Some(key)) = (text("bucket"), text("key")) {
+                let writers = out.entry(s3_state(&bucket, &key)).or_default();
+                if !writers.iter().any(|w| w == dir) {
+                    writers.push(dir.to_path_buf());
+                }
+            }
+        }
+    }
 }
 
 impl Builder {
