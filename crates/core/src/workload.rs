@@ -345,6 +345,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_a_deployment_may_be_coredns() {
+        let obj = |kind: &str, name: &str| {
+            let text =
+                format!("kind: {kind}\nmetadata:\n  name: {name}\n  namespace: kube-system\n");
+            let parsed =
+                crate::tree::yaml::parse(&text, crate::source::FileId(0), Default::default());
+            Value::from_node(&parsed.documents[0])
+        };
+        // A name the chart's release gives is unknown.
+        for kind in ["DaemonSet", "StatefulSet", "ConfigMap"] {
+            assert_eq!(
+                object_patches_coredns(&obj(kind, "~")),
+                Known::Known(false),
+                "{kind}"
+            );
+        }
+        assert_eq!(
+            object_patches_coredns(&obj("Deployment", "~")),
+            Known::Unknown
+        );
+        assert_eq!(
+            object_patches_coredns(&obj("Deployment", "coredns")),
+            Known::Known(true)
+        );
+    }
+
+    #[test]
     fn quantities() {
         assert_eq!(parse_cpu("500m"), Some(500));
         assert_eq!(parse_cpu("0.25"), Some(250));
@@ -612,8 +639,9 @@ pub fn object_patches_coredns(obj: &Value) -> Known<bool> {
                 Known::Known(false)
             }
         }
-        // Any object named `coredns` in `kube-system` (its Deployment, an
-        // annotation of it) may change it.
+        // CoreDNS is a Deployment: no other kind is it, whatever its name.
+        k if k != "Deployment" => Known::Known(false),
+        // A Deployment named `coredns` in `kube-system` is it.
         _ => match (name, ns) {
             (Some(Some(n)), Some(Some(ns))) => {
                 Known::Known(n == "coredns" && ns == "kube-system" && kind == "Deployment")

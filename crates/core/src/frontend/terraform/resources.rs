@@ -198,7 +198,9 @@ pub fn read(
             }
         }
         // Self-managed EC2 capacity fplint does not model: the clusters'
-        // capacity becomes unknown rather than Fargate-only.
+        // capacity becomes unknown rather than Fargate-only. An instance
+        // whose user data is known and joins no cluster (a bastion) is none.
+        "aws_instance" if !may_join_cluster(ctx, body, file) => {}
         "aws_autoscaling_group" | "aws_instance" => b.note_capacity(None, Capacity::Unknown),
         "aws_eks_addon" => {
             let cval = ctx.eval_attr(body, "cluster_name", file, &Vec::new());
@@ -302,6 +304,41 @@ pub fn read(
         }
         _ => {}
     }
+}
+
+/// Whether an `aws_instance` may be a node: its user data runs a node's
+/// bootstrap (`/etc/eks/bootstrap.sh`, nodeadm's `NodeConfig`, Bottlerocket's
+/// `settings.kubernetes`, a kubelet) or cannot be read, or a launch template
+/// gives it. Without user data an EKS AMI joins no cluster.
+fn may_join_cluster(ctx: &Ctx<'_, '_>, body: &hcl_edit::structure::Body, file: FileId) -> bool {
+    if body.has_blocks("launch_template") || body.has_attribute("launch_template") {
+        return true;
+    }
+    let mut joins = false;
+    for (key, encoded) in [("user_data", false), ("user_data_base64", true)] {
+        let Some(v) = ctx.eval_attr(body, key, file, &Vec::new()) else {
+            continue;
+        };
+        let Some(text) = v.as_str() else {
+            return !matches!(v.kind, crate::value::ValueKind::Null);
+        };
+        if encoded {
+            // Encoded text is read only through `base64encode(...)` above.
+            return true;
+        }
+        let lower = text.to_ascii_lowercase();
+        joins |= [
+            "bootstrap",
+            "nodeadm",
+            "nodeconfig",
+            "kubernetes",
+            "kubelet",
+            "eks",
+        ]
+        .iter()
+        .any(|m| lower.contains(m));
+    }
+    joins
 }
 
 fn mentions_coredns(text: &str) -> bool {
