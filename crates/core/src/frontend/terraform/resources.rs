@@ -323,17 +323,19 @@ fn may_join_cluster(ctx: &Ctx<'_, '_>, body: &hcl_edit::structure::Body, file: F
             return !matches!(v.kind, crate::value::ValueKind::Null);
         };
         if encoded {
-            // Encoded text is read only through `base64encode(...)` above.
+            // Encoded text is not read: it may be a node's.
             return true;
         }
         let lower = text.to_ascii_lowercase();
+        // Words of every node bootstrap (AL2, AL2023, Bottlerocket, Windows);
+        // tools a jump host installs (`eksctl`, `kubectl`) are none of them.
         joins |= [
             "bootstrap",
             "nodeadm",
             "nodeconfig",
-            "kubernetes",
+            "node.eks.aws",
+            "settings.kubernetes",
             "kubelet",
-            "eks",
         ]
         .iter()
         .any(|m| lower.contains(m));
