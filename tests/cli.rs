@@ -995,3 +995,36 @@ fn a_kustomization_without_extension_is_built_when_walked_and_when_named() {
     );
     assert_eq!(stdout(&o), want);
 }
+
+/// FP002's help writes the ordering in the format of the release: a CDK
+/// HelmChart in a synthesized template is ordered with `DependsOn`.
+#[test]
+fn fp002_help_orders_a_cloudformation_release_with_depends_on() {
+    let d = tmp();
+    let template = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/FP002/fire_cdk_helm_chart_keda_not_ordered.json"),
+    )
+    .unwrap_or_default();
+    write(d.path(), "cdk.out/Shop.template.json", &template);
+    let o = fplint(
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "--select",
+            "FP002",
+            ".",
+        ],
+        d.path(),
+    );
+    let v = json(&o);
+    let helps: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|d| d["help"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(helps.len(), 1, "{v}");
+    assert!(helps[0].contains("add `DependsOn: "), "{}", helps[0]);
+    assert!(!helps[0].contains("depends_on ="), "{}", helps[0]);
+}

@@ -14,7 +14,7 @@ use crate::common::{
     TAINT, TAINT_KEY,
 };
 use crate::{Context, Rule};
-use fplint_core::model::{Cluster, HelmRelease, Known, ValueSource, ValueSourceKind};
+use fplint_core::model::{Cluster, HelmRelease, Known, Provisioner, ValueSource, ValueSourceKind};
 use fplint_core::value::{Value, ValueKind};
 use fplint_core::{Change, Diagnostic, Fix, Severity, Span};
 
@@ -124,9 +124,13 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
         .with_related_opt(in_values_file, "these tolerations in the values file miss the Fargate taint")
         .with_help(format!(
             "order the release after the profile so its pods are created once the profile is ACTIVE: \
-             add `depends_on = [{target}]`; \
+             add {}; \
              as a workaround, add the toleration `{{key: {TAINT_KEY}, operator: Equal, value: fargate, effect: NoSchedule}}` \
-             to the chart's tolerations (the toleration alone can leave pods failing with `Too many pods`)"
+             to the chart's tolerations (the toleration alone can leave pods failing with `Too many pods`)",
+            match cluster.provisioner {
+                Provisioner::CloudFormation => format!("`DependsOn: {target}`"),
+                _ => format!("`depends_on = [{target}]`"),
+            }
         ))
         .with_fix_opt(
             rel.resource

@@ -98,6 +98,25 @@ pub(super) fn read_manifest(
     }
 }
 
+/// Whether a KubernetesResource's `Manifest` reads as JSON objects (parts
+/// that cannot be resolved aside): what it applies is then known.
+pub(super) fn manifest_read(t: &Template<'_>, r: &template::Resource<'_>) -> bool {
+    r.prop("Manifest").is_some_and(|m| {
+        matches!(embedded(t, m), Known::Known(v) if matches!(v.kind, ValueKind::List(_) | ValueKind::Map(_)))
+    })
+}
+
+/// CDK's own nested stacks for the EKS constructs (the cluster resource
+/// provider and the kubectl provider): Lambda handlers that act only on
+/// the resources sent to them. Their logical IDs come from the singleton
+/// constructs `@aws-cdk/aws-eks.ClusterResourceProvider` and
+/// `@aws-cdk/aws-eks.KubectlProvider`.
+pub(super) fn is_provider_stack(r: &template::Resource<'_>) -> bool {
+    r.ty == "AWS::CloudFormation::Stack"
+        && (r.id.starts_with("awscdkawseksClusterResourceProvider")
+            || r.id.starts_with("awscdkawseksKubectlProvider"))
+}
+
 /// The JSON value of a string property, with unresolved parts unknown;
 /// every span is the property's (positions inside a string are not kept).
 fn embedded(t: &Template<'_>, node: &Node) -> Known<Value> {

@@ -437,7 +437,7 @@ fn coredns_patch(t: &Template<'_>) -> Known<Option<Loc>> {
                     | "AWS::CloudFormation::Stack"
                     | "AWS::Serverless::Application"
             );
-        if !custom || HARMLESS.contains(&r.ty) {
+        if !custom || HARMLESS.contains(&r.ty) || cdk::is_provider_stack(r) {
             continue;
         }
         if mentions(r.body, "coredns", 0) {
@@ -445,6 +445,11 @@ fn coredns_patch(t: &Template<'_>) -> Known<Option<Loc>> {
                 r.key.span,
                 crate::path::dot("Resources", r.id),
             )));
+        }
+        // A manifest that does not say CoreDNS and is read here (CDK's
+        // `aws-auth` ConfigMap, the program's own objects) does not patch it.
+        if r.ty == cdk::MANIFEST && cdk::manifest_read(t, r) {
+            continue;
         }
         unknown = true;
     }
