@@ -19,7 +19,9 @@ pub struct Module {
 /// A name as written, with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Name {
+    /// The name.
     pub text: String,
+    /// Where it is written.
     pub span: Span,
 }
 
@@ -28,12 +30,23 @@ pub struct Name {
 pub enum Imported {
     /// `import * as eks from 'aws-cdk-lib/aws-eks'`, `import aws_cdk.aws_eks as eks`,
     /// `from aws_cdk import aws_eks as eks`: the whole module under `local`.
-    Namespace { local: Name },
+    Namespace {
+        /// The name it is bound to.
+        local: Name,
+    },
     /// `import { Cluster as C } from '…'`, `from … import Cluster as C`:
     /// `name` of the module under `local`.
-    Named { name: String, local: Name },
+    Named {
+        /// The name in the module.
+        name: String,
+        /// The name it is bound to here.
+        local: Name,
+    },
     /// `import eks from '…'` (the default export).
-    Default { local: Name },
+    Default {
+        /// The name it is bound to.
+        local: Name,
+    },
 }
 
 /// A statement.
@@ -43,24 +56,34 @@ pub enum Stmt {
     /// `./lib/stack`, `aws_cdk.aws_eks`; Python relative imports keep their
     /// leading dots).
     Import {
+        /// The module as written.
         from: String,
+        /// What it binds.
         names: Vec<Imported>,
+        /// The whole statement.
         span: Span,
     },
     /// `const x = …`, `let x`, `x = …` in Python: a binding of a plain name.
     /// Destructuring lowers to one `Let` per name with a member or index
     /// value where it can, otherwise to `Other`.
     Let {
+        /// The name bound.
         name: Name,
+        /// Its value; `None` when declared without one.
         value: Option<Expr>,
+        /// Whether another file may import it (`export`, Python's module level).
         exported: bool,
+        /// The whole statement.
         span: Span,
     },
     /// An assignment to anything but a plain new binding (`this.x = …`,
     /// `self.x = …`, `a.b = …`, `x = …` re-assigning a `let`).
     Assign {
+        /// What is assigned to.
         target: Expr,
+        /// The value.
         value: Expr,
+        /// The whole statement.
         span: Span,
     },
     /// An expression evaluated for its effect (most `new Construct(…)` and
@@ -71,33 +94,59 @@ pub enum Stmt {
     /// A class: its base and its members. The constructor is the member
     /// named `constructor` (TypeScript) or `__init__` (Python).
     Class {
+        /// The class's name.
         name: Name,
+        /// Its base class.
         extends: Option<Expr>,
+        /// Its methods, the constructor among them.
         members: Vec<Function>,
+        /// Whether another file may import it.
         exported: bool,
+        /// The whole statement.
         span: Span,
     },
     /// `return …`.
-    Return { value: Option<Expr>, span: Span },
+    Return {
+        /// What is returned.
+        value: Option<Expr>,
+        /// The whole statement.
+        span: Span,
+    },
     /// `if`/`else` (Python `elif` lowers to a nested `If` in `otherwise`).
     If {
+        /// The condition.
         test: Expr,
+        /// What runs when it holds.
         then: Vec<Stmt>,
+        /// What runs otherwise.
         otherwise: Vec<Stmt>,
+        /// The whole statement.
         span: Span,
     },
     /// `for (const x of xs)`, `for x in xs:`, `xs.forEach(x => …)` stays a call.
     For {
+        /// The name each item is bound to.
         binding: Name,
+        /// What is iterated over.
         iter: Expr,
+        /// What runs for each item.
         body: Vec<Stmt>,
+        /// The whole statement.
         span: Span,
     },
     /// A block (`{ … }`, `with`, `try` bodies): its statements run in order.
-    Block { body: Vec<Stmt>, span: Span },
+    Block {
+        /// Its statements.
+        body: Vec<Stmt>,
+        /// The whole statement.
+        span: Span,
+    },
     /// Anything else (`while`, `switch`, `throw`, type declarations): the
     /// evaluator treats what it could bind as unknown.
-    Other { span: Span },
+    Other {
+        /// The whole statement.
+        span: Span,
+    },
 }
 
 /// A function, method, arrow function or lambda.
@@ -105,10 +154,12 @@ pub enum Stmt {
 pub struct Function {
     /// Empty for an anonymous function.
     pub name: Option<Name>,
+    /// Its parameters, in order.
     pub params: Vec<Param>,
     /// An arrow function or lambda with an expression body lowers to one
     /// `Return`.
     pub body: Vec<Stmt>,
+    /// The whole function.
     pub span: Span,
 }
 
@@ -116,7 +167,9 @@ pub struct Function {
 /// `self` are kept as written; the evaluator knows `self` comes first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
+    /// The parameter's name.
     pub name: Name,
+    /// Its default value.
     pub default: Option<Expr>,
     /// `...rest`, `*args`.
     pub rest: bool,
@@ -127,7 +180,9 @@ pub struct Param {
 /// An expression with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
+    /// What it is.
     pub kind: ExprKind,
+    /// Where it is written.
     pub span: Span,
 }
 
@@ -138,6 +193,7 @@ pub enum ExprKind {
     Str(String),
     /// A number as written (`3`, `0.5`, `1e3`).
     Num(String),
+    /// `true`, `false`, `True`, `False`.
     Bool(bool),
     /// `null`, `None`.
     Null,
@@ -151,23 +207,31 @@ pub enum ExprKind {
     This,
     /// `object.name`, `object?.name`.
     Member {
+        /// The object.
         object: Box<Expr>,
+        /// The member's name.
         name: Name,
     },
     /// `object[index]`.
     Index {
+        /// The object.
         object: Box<Expr>,
+        /// The index.
         index: Box<Expr>,
     },
     /// A call `callee(args)`.
     Call {
+        /// What is called.
         callee: Box<Expr>,
+        /// Its arguments.
         args: Vec<Arg>,
     },
     /// `new callee(args)`. Python has no `new`: a call stays a `Call`, and
     /// the evaluator tells classes from functions by what the name is bound to.
     New {
+        /// The class.
         callee: Box<Expr>,
+        /// Its arguments.
         args: Vec<Arg>,
     },
     /// An object literal or Python dict.
@@ -179,19 +243,27 @@ pub enum ExprKind {
     /// `a op b`: `+ - * / % == != === !== < <= > >= && || ??` and Python's
     /// `and`, `or`, `in` lowered to the same spelling (`&&`, `||`, `in`).
     Binary {
+        /// The operator.
         op: String,
+        /// Its left operand.
         left: Box<Expr>,
+        /// Its right operand.
         right: Box<Expr>,
     },
     /// `!a`, `-a`, `not a` (as `!`), `typeof a`.
     Unary {
+        /// The operator.
         op: String,
+        /// Its operand.
         operand: Box<Expr>,
     },
     /// `test ? then : otherwise`, Python `then if test else otherwise`.
     Conditional {
+        /// The condition.
         test: Box<Expr>,
+        /// The value when it holds.
         then: Box<Expr>,
+        /// The value otherwise.
         otherwise: Box<Expr>,
     },
     /// Anything else (a comprehension, `await`, a regex). Type assertions
@@ -203,13 +275,16 @@ pub enum ExprKind {
 /// A part of a template string.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TemplatePart {
+    /// Text as written, unescaped.
     Text(String),
+    /// An interpolated expression.
     Expr(Expr),
 }
 
 /// A call argument.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
+    /// A plain argument.
     Positional(Expr),
     /// `...xs`, `*xs`.
     Spread(Expr),
@@ -225,7 +300,12 @@ pub enum Arg {
 pub enum Prop {
     /// `key: value`, `'key': value`, shorthand `key` (value is the name),
     /// Python `"key": value`. `key` is `None` when computed and not a literal.
-    KeyValue { key: Option<Name>, value: Expr },
+    KeyValue {
+        /// The key, when it is a literal.
+        key: Option<Name>,
+        /// The value.
+        value: Expr,
+    },
     /// `...other`, `**other`.
     Spread(Expr),
 }
@@ -233,6 +313,8 @@ pub enum Prop {
 /// An element of an array literal or list.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
+    /// An element.
     Expr(Expr),
+    /// `...xs`, `*xs`.
     Spread(Expr),
 }
