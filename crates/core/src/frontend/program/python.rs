@@ -849,7 +849,11 @@ impl Lower<'_> {
             .map(|k| self.src(*k).to_ascii_lowercase())
             .unwrap_or_default();
         let raw = prefix.contains('r');
-        let format = prefix.contains('f') || prefix.contains('t');
+        let format = prefix.contains('f');
+        // A t-string (Python 3.14) is a Template object, not text.
+        if prefix.contains('t') {
+            return ExprKind::Unknown;
+        }
         let start = kids
             .iter()
             .find(|k| k.kind() == "string_start")
@@ -880,6 +884,51 @@ impl Lower<'_> {
         }
         template_or_str(parts)
     }
+}
+
+/// A keyword argument's name as the construct prop it sets: jsii (CDK) and
+/// Pulumi name Python keywords by snake-casing the camel-case prop
+/// (`default_profile` is `defaultProfile`, `pod_execution_role_arn` is
+/// `podExecutionRoleArn`).
+pub fn prop_name(keyword: &str) -> String {
+    let mut out = String::with_capacity(keyword.len());
+    let mut upper = false;
+    for (i, c) in keyword.chars().enumerate() {
+        if c == '_' && i > 0 {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The keyword arguments of a call to a library construct or struct
+/// (`eks.Selector(namespace="x")`, `FargateCluster(self, "C", version=v)`)
+/// as the one props object the TypeScript form passes, keys camel-cased;
+/// `**props` spreads into it. `None` when the call has no keywords.
+pub fn keyword_props(args: &[Arg], span: Span) -> Option<Expr> {
+    let mut props = Vec::new();
+    for arg in args {
+        match arg {
+            Arg::Keyword(name, value) => props.push(Prop::KeyValue {
+                key: Some(Name {
+                    text: prop_name(&name.text),
+                    span: name.span,
+                }),
+                value: value.clone(),
+            }),
+            Arg::KeywordSpread(value) => props.push(Prop::Spread(value.clone())),
+            Arg::Positional(_) | Arg::Spread(_) => {}
+        }
+    }
+    (!props.is_empty()).then_some(Expr {
+        kind: ExprKind::Object(props),
+        span,
+    })
 }
 
 /// Text alone is a string; text with expressions a template.

@@ -503,6 +503,37 @@ fn nesting_past_the_limit_is_fp000_and_unknown() {
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
 }
 
+#[test]
+fn keywords_become_camel_case_props() {
+    assert_eq!(prop_name("default_profile"), "defaultProfile");
+    assert_eq!(prop_name("pod_execution_role_arn"), "podExecutionRoleArn");
+    assert_eq!(prop_name("namespace"), "namespace");
+    assert_eq!(prop_name("_private"), "_private");
+    let src = "eks.Selector(namespace=\"x\", **extra, core_dns_compute_type=t)\n";
+    let parsed = parse(src, FileId(0), &Limits::default());
+    let [Stmt::Expr(Expr {
+        kind: ExprKind::Call { args, .. },
+        span,
+    })] = parsed.module.body.as_slice()
+    else {
+        panic!("{:?}", parsed.module.body);
+    };
+    let props = keyword_props(args, *span).map(|p| expr(&p));
+    assert_eq!(
+        props.as_deref(),
+        Some("{namespace: \"x\", **extra, coreDnsComputeType: t}")
+    );
+    assert_eq!(keyword_props(&[], *span), None);
+}
+
+#[test]
+fn t_strings_are_unknown() {
+    assert_eq!(
+        show("a = t\"x{y}\"\nb = rb\"\\d\"\n"),
+        "let export a = ?\nlet export b = \"\\\\d\""
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
