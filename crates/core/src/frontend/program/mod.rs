@@ -2,4 +2,5 @@
 //! reader lowers to [`syntax`], which the evaluator and the construct readers
 //! share.
 
+pub mod python;
 pub mod syntax;
