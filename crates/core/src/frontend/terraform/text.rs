@@ -218,10 +218,11 @@ fn mask(val: &mut Value, holes: &Holes<'_, '_>) {
 /// The scalar at `span` with its interpolations rendered, when each is
 /// known and lies inside it; typed as YAML types a plain scalar.
 fn rendered(span: Span, inside: &[&Hole<'_>], holes: &Holes<'_, '_>) -> Option<ValueKind> {
-    let (start, end) = (
-        span.start.checked_sub(holes.base)?,
-        span.end.checked_sub(holes.base)?,
-    );
+    // Offsets below are relative to the text: a span before it is not its.
+    if span.start < holes.base {
+        return None;
+    }
+    let end = span.end - holes.base;
     let mut text = String::new();
     let mut at = span.start;
     for h in inside {
@@ -237,7 +238,6 @@ fn rendered(span: Span, inside: &[&Hole<'_>], holes: &Holes<'_, '_>) -> Option<V
         at = h.end;
     }
     text.push_str(holes.raw.get((at - holes.base) as usize..end as usize)?);
-    let _ = start;
     let quoted = |q: char| text.len() >= 2 && text.starts_with(q) && text.ends_with(q);
     if quoted('\'') || (quoted('"') && !text.contains('\\')) {
         return Some(ValueKind::String(text[1..text.len() - 1].to_string()));
