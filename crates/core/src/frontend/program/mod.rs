@@ -4,3 +4,14 @@
 
 pub mod python;
 pub mod syntax;
+
+use crate::diagnostic::Diagnostic;
+
+/// A lowered file and the syntax errors found in it.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// The file's statements.
+    pub module: syntax::Module,
+    /// Syntax errors, each an FP000 at its place.
+    pub diagnostics: Vec<Diagnostic>,
+}

@@ -14,19 +14,13 @@
 //! - Keyword arguments keep their names as written (snake case).
 
 use super::syntax::{
-    Arg, Expr, ExprKind, Function, Imported, Item, Module, Name, Param, Prop, Stmt, TemplatePart,
+    Arg, Expr, ExprKind, Function, Imported, Item, Name, Param, Prop, Stmt, TemplatePart,
 };
+use super::Parsed;
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, Span};
 use crate::tree::Limits;
 use tree_sitter::{Node, Parser};
-
-/// A lowered file and the syntax errors found in it.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    pub module: Module,
-    pub diagnostics: Vec<Diagnostic>,
-}
 
 /// Syntax errors reported per file; past that many the file is noise.
 const MAX_ERRORS: usize = 20;
