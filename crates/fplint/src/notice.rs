@@ -32,6 +32,9 @@ pub enum NoticeKind {
     UnknownCapacity,
     /// Files fplint would read that the walk skipped as hidden.
     Hidden,
+    /// A program (a CDK app) whose entry point or some of whose constructs
+    /// fplint could not follow.
+    NotFollowed,
 }
 
 impl NoticeKind {
@@ -46,8 +49,54 @@ impl NoticeKind {
             NoticeKind::NearMisses => "near-misses",
             NoticeKind::Hidden => "hidden",
             NoticeKind::UnknownCapacity => "unknown-capacity",
+            NoticeKind::NotFollowed => "not-followed",
         }
     }
+}
+
+/// One note for a program that fplint read only in part: its entry point
+/// was not found, or some of what it declares was not followed (each gap
+/// named with its place), so that a partial reading never passes silently.
+pub fn program(
+    c: &crate::walk::Candidate,
+    gaps: &[(fplint_core::Span, String)],
+    no_entry: Option<String>,
+    sources: &fplint_core::sources::Sources,
+) -> Option<Notice> {
+    let file = fplint_core::sources::display_path(&c.path);
+    if let Some(why) = no_entry {
+        return Some(
+            Notice::new(NoticeKind::NotFollowed, Some(file), format!("program not read: {why}"))
+                .with_help("name the entry point in `cdk.json`'s `app` command, e.g. `npx ts-node bin/app.ts` or `python3 app.py`"),
+        );
+    }
+    if gaps.is_empty() {
+        return None;
+    }
+    let mut places: Vec<String> = gaps
+        .iter()
+        .map(|(span, what)| match sources.get(span.file) {
+            Some(f) => format!(
+                "{}:{}: {what}",
+                f.path,
+                f.lines().line_of(span.start as usize) + 1
+            ),
+            None => what.clone(),
+        })
+        .collect();
+    places.sort();
+    places.dedup();
+    Some(
+        Notice::new(
+            NoticeKind::NotFollowed,
+            Some(file),
+            format!(
+                "part of the program was not followed, so no check ran on it: {}",
+                places.join("; ")
+            ),
+        )
+        .with_help("checks still ran on everything else the program declares"),
+    )
 }
 
 /// A note about the run rather than about a place in a file.

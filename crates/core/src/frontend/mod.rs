@@ -81,6 +81,8 @@ pub enum Format {
     Terraform,
     /// Kubernetes manifests.
     Kubernetes,
+    /// An infrastructure program (a CDK app) read as source.
+    Program,
 }
 
 impl Format {
@@ -91,6 +93,7 @@ impl Format {
             Format::CloudFormation => "cloudformation",
             Format::Terraform => "terraform",
             Format::Kubernetes => "kubernetes",
+            Format::Program => "program",
         }
     }
 }
@@ -310,7 +313,7 @@ fn load_parsed(file: &SourceFile, mut parsed: Parsed) -> UnitOutput {
                         }));
                 }
                 Format::Kubernetes => kubernetes::load(file, doc, &mut out),
-                Format::Terraform => {}
+                Format::Terraform | Format::Program => {}
             }
         }
     }

@@ -125,6 +125,18 @@ pub(crate) static CHART: Input = Input {
     one_text: None,
 };
 
+/// An infrastructure program read as source, by its `cdk.json`: the app
+/// its `app` command runs and the program's own modules it imports.
+pub(crate) static PROGRAM: Input = Input {
+    recognises: |p| p.file_name().is_some_and(|n| n == "cdk.json"),
+    forms: Forms::File,
+    calls: None,
+    load: model_program,
+    home: false,
+    always_ours: true,
+    one_text: None,
+};
+
 /// A YAML or JSON file (eksctl, CloudFormation, Kubernetes manifests,
 /// Terraform plans), recognised by its content: anything else walked.
 pub(crate) static DOCUMENT: Input = Input {
@@ -163,6 +175,7 @@ pub(crate) static INPUTS: &[&Input] = &[
     &KUSTOMIZE_BUILD,
     &CHART,
     &APPLIED,
+    &PROGRAM,
     &DOCUMENT,
 ];
 
@@ -261,6 +274,30 @@ fn model_build(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Opt
     // Releases the build applies (a Flux `HelmRelease` among its resources).
     crate::charts::render_declared(&mut unit, sources, limits);
     (unit, None)
+}
+
+fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, Option<Notice>) {
+    let [c] = job.files() else {
+        return (UnitOutput::default(), None);
+    };
+    let f = match load_candidate(sources, c) {
+        Ok(f) => f,
+        Err(e) => return (unreadable(sources, c, &e, false), None),
+    };
+    let mut program = None;
+    let mut unit = guarded(c, sources, || {
+        let p = fplint_core::frontend::program::load_cdk_app(&f, sources, limits);
+        let unit = std::mem::take(&mut { p.unit });
+        program = Some((p.gaps, p.no_entry));
+        unit
+    });
+    if job.context {
+        as_context(&mut unit);
+        return (unit, None);
+    }
+    crate::charts::render_declared(&mut unit, sources, limits);
+    let (gaps, no_entry) = program.unwrap_or_default();
+    (unit, crate::notice::program(c, &gaps, no_entry, sources))
 }
 
 fn model_called(job: &Job, sources: &Sources, _: Limits) -> (UnitOutput, Option<Notice>) {

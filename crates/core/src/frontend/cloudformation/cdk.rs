@@ -120,6 +120,15 @@ pub(super) fn is_provider_stack(r: &template::Resource<'_>) -> bool {
 /// The JSON value of a string property, with unresolved parts unknown;
 /// every span is the property's (positions inside a string are not kept).
 fn embedded(t: &Template<'_>, node: &Node) -> Known<Value> {
+    // Read from a program's source, the value is a document, not a string,
+    // and keeps the span of each part.
+    if node
+        .as_map()
+        .is_some_and(|m| super::intrinsic::as_fn(node).is_none() || m.is_empty())
+        || node.as_seq().is_some()
+    {
+        return Known::Known(document(t, node, 0));
+    }
     let Some(text) = with_holes(t, node, 0) else {
         return Known::Unknown;
     };
@@ -152,6 +161,51 @@ fn with_holes(t: &Template<'_>, node: &Node, depth: usize) -> Option<String> {
         .map(|it| with_holes(t, it, depth + 1).unwrap_or_else(|| HOLE.to_string()))
         .collect();
     Some(parts.join(delim))
+}
+
+/// A document node as a value; an intrinsic function in it is resolved
+/// when it can be, unknown otherwise.
+fn document(t: &Template<'_>, node: &Node, depth: usize) -> Value {
+    if depth > 256 {
+        return Value {
+            kind: ValueKind::Unknown,
+            span: Some(node.span),
+        };
+    }
+    if super::intrinsic::as_fn(node).is_some() {
+        let kind = match t.eval_str(node) {
+            Known::Known(s) => ValueKind::String(s),
+            Known::Unknown => ValueKind::Unknown,
+        };
+        return Value {
+            kind,
+            span: Some(node.span),
+        };
+    }
+    match (node.as_map(), node.as_seq()) {
+        (Some(entries), _) => Value {
+            kind: ValueKind::Map(
+                entries
+                    .iter()
+                    .map(|e| {
+                        (
+                            crate::value::MapKey {
+                                name: e.key.scalar().unwrap_or_default().to_string(),
+                                span: Some(e.key.span),
+                            },
+                            document(t, &e.value, depth + 1),
+                        )
+                    })
+                    .collect(),
+            ),
+            span: Some(node.span),
+        },
+        (_, Some(items)) => Value {
+            kind: ValueKind::List(items.iter().map(|i| document(t, i, depth + 1)).collect()),
+            span: Some(node.span),
+        },
+        _ => Value::from_node(node),
+    }
 }
 
 fn unknown_holes(v: &mut Value, depth: usize) {

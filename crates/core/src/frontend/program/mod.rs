@@ -1,11 +1,21 @@
 //! Infrastructure programs (AWS CDK, Pulumi) read as source: each language's
-//! reader lowers to [`syntax`], which the evaluator and the construct readers
-//! share.
+//! reader lowers to [`syntax`], the [`eval`]uator runs what the program
+//! computes, and the construct readers ([`cdk`]) write what it declares as
+//! the CloudFormation `cdk synth` would, which the CloudFormation frontend
+//! reads into the model.
 
+pub mod cdk;
+pub mod eval;
 pub mod python;
 pub mod syntax;
 
 use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span};
+use crate::sources::Sources;
+use crate::tree::Limits;
+use rustc_hash::FxHashMap as HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A lowered file and the syntax errors found in it.
 #[derive(Debug, Default)]
@@ -14,4 +24,302 @@ pub struct Parsed {
     pub module: syntax::Module,
     /// Syntax errors, each an FP000 at its place.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The languages a program's files are read in, by extension.
+fn language(path: &Path) -> Option<Language> {
+    match path.extension()?.to_str()? {
+        "py" => Some(Language::Python),
+        "ts" | "tsx" | "mts" | "cts" | "js" | "mjs" | "cjs" => Some(Language::TypeScript),
+        _ => None,
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Language {
+    Python,
+    TypeScript,
+}
+
+/// Programs larger than this many files are read only that far.
+const MAX_MODULES: usize = 2_000;
+
+/// What reading a program found.
+#[derive(Debug, Default)]
+pub struct Program {
+    /// The model of what it declares.
+    pub unit: super::UnitOutput,
+    /// What the program does that fplint did not follow, once each, with
+    /// where it is written.
+    pub gaps: Vec<(Span, String)>,
+    /// The program's entry point could not be found or read: why.
+    pub no_entry: Option<String>,
+}
+
+/// Read a CDK app from its `cdk.json`: its `app` command names the entry
+/// point, whose imports of the program's own files are followed.
+pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> Program {
+    let mut out = Program::default();
+    out.unit.formats.push(super::Format::Program);
+    let dir = Path::new(&config.path)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let parsed = crate::tree::json::parse(&config.text, config.id, limits);
+    if let Some(err) = parsed.error {
+        out.unit.diagnostics.push(
+            Diagnostic::parse_error(err.message, err.span)
+                .with_label("here")
+                .with_help("fix the syntax error; fplint reads the app once `cdk.json` parses"),
+        );
+        return out;
+    }
+    let app = parsed
+        .documents
+        .first()
+        .and_then(|d| d.get("app"))
+        .and_then(|n| n.as_str().map(|s| (s.to_string(), n.span)));
+    let Some((command, _)) = app else {
+        out.no_entry = Some("`cdk.json` has no `app` command naming the entry point".into());
+        return out;
+    };
+    let Some(entry) = entry_of(&command, &dir) else {
+        out.no_entry = Some(format!(
+            "the entry point of `{command}` is not a TypeScript, JavaScript or Python file of the app"
+        ));
+        return out;
+    };
+    let modules = match load_modules(&entry, &dir, sources, limits, &mut out.unit) {
+        Some(m) => m,
+        None => {
+            out.no_entry = Some(format!(
+                "the entry point `{}` could not be read",
+                entry.display()
+            ));
+            return out;
+        }
+    };
+    let mut host = cdk::Cdk::default();
+    {
+        let mut ev = eval::Evaluator::new(&modules.loaded, &mut host);
+        ev.run(0);
+        if ev.exhausted {
+            let span = Span::new(modules.files[0].id, 0, 0);
+            drop(ev);
+            host.gaps.push(cdk::Gap {
+                span,
+                what: "the program takes more steps than fplint follows".into(),
+            });
+        }
+    }
+    for stack in host.templates() {
+        super::cloudformation::load(config, &stack.template, &mut out.unit);
+    }
+    out.unit.given_files = modules.files.iter().map(|f| f.id).collect();
+    out.unit.given_files.push(config.id);
+    out.gaps = host.gaps.into_iter().map(|g| (g.span, g.what)).collect();
+    out
+}
+
+/// The program file a `cdk.json` `app` command runs: the first argument
+/// that names a source file of the app (`npx ts-node bin/app.ts`,
+/// `python3 app.py`); a compiled `.js` stands for its `.ts`.
+fn entry_of(command: &str, dir: &Path) -> Option<PathBuf> {
+    for word in command.split_whitespace() {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        let path = Path::new(word);
+        if language(path).is_none() {
+            continue;
+        }
+        let full = dir.join(path);
+        if full.is_file() {
+            if path.extension().is_some_and(|e| e == "js") {
+                // `node build/bin/app.js`: its source is `bin/app.ts`.
+                let ts = full.with_extension("ts");
+                if ts.is_file() {
+                    return Some(ts);
+                }
+            }
+            return Some(full);
+        }
+        // A compiled entry (`lib/bin/app.js`) whose source is beside it.
+        let comps: Vec<_> = path.components().collect();
+        for skip in 1..comps.len() {
+            let rest: PathBuf = comps[skip..].iter().collect();
+            let ts = dir.join(rest.with_extension("ts"));
+            if ts.is_file() {
+                return Some(ts);
+            }
+        }
+    }
+    None
+}
+
+struct Modules {
+    loaded: Vec<eval::Loaded>,
+    files: Vec<Arc<SourceFile>>,
+}
+
+fn load_modules(
+    entry: &Path,
+    root: &Path,
+    sources: &Sources,
+    limits: Limits,
+    unit: &mut super::UnitOutput,
+) -> Option<Modules> {
+    let mut paths: Vec<PathBuf> = vec![entry.to_path_buf()];
+    let mut index: HashMap<PathBuf, usize> = HashMap::default();
+    index.insert(entry.to_path_buf(), 0);
+    let mut out = Modules {
+        loaded: Vec::new(),
+        files: Vec::new(),
+    };
+    let mut i = 0;
+    while i < paths.len() && i < MAX_MODULES {
+        let path = paths[i].clone();
+        let file = match sources.load(&path) {
+            Ok(f) => f,
+            Err(_) if i == 0 => return None,
+            Err(_) => {
+                // Read as an empty module: its exports are unknown.
+                out.loaded.push(eval::Loaded {
+                    module: syntax::Module::default(),
+                    imports: HashMap::default(),
+                    python: false,
+                });
+                i += 1;
+                continue;
+            }
+        };
+        let lang = language(&path).unwrap_or(Language::TypeScript);
+        let parsed = match lang {
+            Language::Python => python::parse(&file.text, file.id, &limits),
+            Language::TypeScript => Parsed::default(),
+        };
+        unit.diagnostics.extend(parsed.diagnostics);
+        let mut imports = HashMap::default();
+        for from in import_names(&parsed.module.body) {
+            let Some(target) = resolve(&from, &path, root, lang) else {
+                continue;
+            };
+            let n = *index.entry(target.clone()).or_insert_with(|| {
+                paths.push(target);
+                paths.len() - 1
+            });
+            imports.insert(from, n);
+        }
+        out.loaded.push(eval::Loaded {
+            module: parsed.module,
+            imports,
+            python: lang == Language::Python,
+        });
+        out.files.push(file);
+        i += 1;
+    }
+    // Modules past the limit are empty: what they export is unknown.
+    while out.loaded.len() < paths.len() {
+        out.loaded.push(eval::Loaded {
+            module: syntax::Module::default(),
+            imports: HashMap::default(),
+            python: false,
+        });
+    }
+    Some(out)
+}
+
+/// Every module an import statement names, with `from X import a` also as
+/// `X.a` (a submodule, in Python).
+fn import_names(body: &[syntax::Stmt]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in body {
+        match s {
+            syntax::Stmt::Import { from, names, .. } => {
+                out.push(from.clone());
+                for n in names {
+                    if let syntax::Imported::Named { name, .. } = n {
+                        out.push(format!("{from}.{name}"));
+                    }
+                }
+            }
+            syntax::Stmt::Block { body, .. } => out.extend(import_names(body)),
+            syntax::Stmt::If {
+                then, otherwise, ..
+            } => {
+                out.extend(import_names(then));
+                out.extend(import_names(otherwise));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The program file an import names, when it is one of the app's.
+fn resolve(from: &str, importer: &Path, root: &Path, lang: Language) -> Option<PathBuf> {
+    let here = importer.parent().unwrap_or(root);
+    match lang {
+        Language::TypeScript => {
+            if !from.starts_with('.') {
+                return None;
+            }
+            let base = here.join(from);
+            let base = normalise(&base);
+            let mut candidates = vec![base.clone()];
+            for ext in ["ts", "tsx", "mts", "js", "mjs", "cjs"] {
+                candidates.push(append_ext(&base, ext));
+                candidates.push(base.join(format!("index.{ext}")));
+            }
+            // `./stack.js` in ESM source names `./stack.ts`.
+            if let Some(stem) = from.strip_suffix(".js") {
+                candidates.push(normalise(&here.join(format!("{stem}.ts"))));
+            }
+            candidates.into_iter().find(|c| c.is_file())
+        }
+        Language::Python => {
+            let dots = from.chars().take_while(|c| *c == '.').count();
+            let rest = &from[dots..];
+            let mut base = if dots == 0 {
+                root.to_path_buf()
+            } else {
+                let mut b = here.to_path_buf();
+                for _ in 1..dots {
+                    b = b.parent()?.to_path_buf();
+                }
+                b
+            };
+            for part in rest.split('.').filter(|p| !p.is_empty()) {
+                base.push(part);
+            }
+            let file = append_ext(&base, "py");
+            if file.is_file() {
+                return Some(file);
+            }
+            let init = base.join("__init__.py");
+            (init.is_file() && !rest.is_empty()).then_some(init)
+        }
+    }
+}
+
+fn append_ext(base: &Path, ext: &str) -> PathBuf {
+    let mut s = base.as_os_str().to_os_string();
+    s.push(".");
+    s.push(ext);
+    PathBuf::from(s)
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system.
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }

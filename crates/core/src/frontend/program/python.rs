@@ -208,9 +208,22 @@ impl Lower<'_> {
                 let kids = children(node);
                 match kids.as_slice() {
                     [one] if one.kind() == "assignment" => self.assignment(*one, top, out),
-                    [one] if one.kind() == "augmented_assignment" || one.kind() == "yield" => {
-                        out.push(Stmt::Other { span })
+                    // `x += 1` changes `x` to what the evaluator does not
+                    // compute: its target becomes unknown.
+                    [one] if one.kind() == "augmented_assignment" => {
+                        match one.child_by_field_name("left") {
+                            Some(left) => out.push(Stmt::Assign {
+                                target: self.expr(left),
+                                value: Expr {
+                                    kind: ExprKind::Unknown,
+                                    span,
+                                },
+                                span,
+                            }),
+                            None => out.push(Stmt::Other { span }),
+                        }
                     }
+                    [one] if one.kind() == "yield" => out.push(Stmt::Other { span }),
                     [one] => out.push(Stmt::Expr(self.expr(*one))),
                     _ => out.push(Stmt::Other { span }),
                 }
@@ -233,6 +246,50 @@ impl Lower<'_> {
                         out.push(Stmt::For {
                             binding,
                             iter,
+                            body,
+                            span,
+                        });
+                    }
+                    // `for a, b in pairs:` binds each item to a name no
+                    // Python name can be, and `a`, `b` to its elements.
+                    (Some(l), Some(r))
+                        if matches!(l.kind(), "pattern_list" | "tuple_pattern")
+                            && children(l).iter().all(|n| n.kind() == "identifier") =>
+                    {
+                        let item = Name {
+                            text: "$item".to_string(),
+                            span: self.span(l),
+                        };
+                        let mut body: Vec<Stmt> = children(l)
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, n)| {
+                                let name = self.name(n);
+                                let at = name.span;
+                                Stmt::Let {
+                                    value: Some(Expr {
+                                        kind: ExprKind::Index {
+                                            object: Box::new(Expr {
+                                                kind: ExprKind::Name(item.text.clone()),
+                                                span: item.span,
+                                            }),
+                                            index: Box::new(Expr {
+                                                kind: ExprKind::Num(i.to_string()),
+                                                span: at,
+                                            }),
+                                        },
+                                        span: at,
+                                    }),
+                                    name,
+                                    exported: false,
+                                    span: at,
+                                }
+                            })
+                            .collect();
+                        body.extend(self.body(node, "body", top));
+                        out.push(Stmt::For {
+                            binding: item,
+                            iter: self.expr(r),
                             body,
                             span,
                         });

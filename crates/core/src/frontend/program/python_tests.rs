@@ -364,7 +364,15 @@ let export y = null
 obj.attr := [*xs, 1]
 m[\"k\"] := {**base, x: 1}
 let export n = -
-other"
+n := ?"
+    );
+}
+
+#[test]
+fn a_for_over_pairs_binds_each_element() {
+    assert_eq!(
+        show("for name, ns in [(\"A\", \"a\")]:\n    f(name, ns)\n"),
+        "for $item in [[\"A\", \"a\"]] {let name = $item[0]; let ns = $item[1]; f(name, ns)}"
     );
 }
 
