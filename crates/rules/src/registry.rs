@@ -29,7 +29,7 @@ pub struct RuleInfo {
     pub rule: Option<&'static dyn Rule>,
 }
 
-use Format::{CloudFormation as Cfn, Eksctl, Kubernetes as K8s, Terraform as Tf};
+use Format::{CloudFormation as Cfn, Eksctl, Kubernetes as K8s, Program as Prog, Terraform as Tf};
 
 /// Every rule, in code order.
 pub static REGISTRY: &[RuleInfo] = &[
@@ -39,7 +39,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         severities: &[Severity::Error],
         summary: "A recognised file cannot be parsed",
-        formats: &[Eksctl, Cfn, Tf, K8s],
+        formats: &[Eksctl, Cfn, Tf, K8s, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP000.md"),
         rule: None,
@@ -61,7 +61,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         severities: &[Severity::Warning],
         summary: "A Helm release on a Fargate profile is neither ordered after the profile nor tolerates the Fargate taint",
-        formats: &[Cfn, Tf],
+        formats: &[Cfn, Tf, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP002.md"),
         rule: Some(&rules::fp002_fargate_toleration_missing::FargateTolerationMissing),
@@ -73,7 +73,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         severities: &[Severity::Error],
         summary:
             "Two Fargate profiles of one cluster that the deployment may create at the same time",
-        formats: &[Cfn, Tf],
+        formats: &[Cfn, Tf, Prog],
         format_notes: &[(Tf, "awscc_eks_fargate_profile")],
         doc: include_str!("../docs/FP003.md"),
         rule: Some(&rules::fp003_fargate_profile_parallel_creation::FargateProfileParallelCreation),
@@ -106,7 +106,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Warning,
         severities: &[Severity::Warning],
         summary: "The CoreDNS add-on of a cluster without nodes does not set computeType to Fargate",
-        formats: &[Cfn, Tf],
+        formats: &[Cfn, Tf, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP006.md"),
         rule: Some(&rules::fp006_coredns_compute_type::CorednsComputeType),
@@ -161,7 +161,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         severities: &[Severity::Error],
         summary: "A workload matches no Fargate profile on a cluster without nodes",
-        formats: &[Cfn, Tf, K8s],
+        formats: &[Cfn, Tf, K8s, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP011.md"),
         rule: Some(&rules::fp011_workload_without_capacity::WorkloadWithoutCapacity),
@@ -195,7 +195,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         severities: &[Severity::Error],
         summary:
             "A pod on Fargate uses what Fargate refuses (DaemonSet, hostNetwork, privileged, ...)",
-        formats: &[K8s, Tf, Cfn],
+        formats: &[K8s, Tf, Cfn, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP014.md"),
         rule: Some(&rules::fp014_fargate_unsupported_pod_spec::FargateUnsupportedPodSpec),

@@ -284,7 +284,19 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // The walk and the plan are not read past here; on a large tree they
     // are megabytes beside the model while clusters are assigned.
     drop(jobs);
-    let files_scanned = walked.files.len();
+    // A program's source files are read through its `cdk.json`, not walked.
+    let mut program_files: Vec<_> = project
+        .given_files
+        .iter()
+        .filter(|id| {
+            sources
+                .get(**id)
+                .is_some_and(|f| fplint_core::frontend::program::is_source(&f.path))
+        })
+        .collect();
+    program_files.sort();
+    program_files.dedup();
+    let files_scanned = walked.files.len() + program_files.len();
     let errors = walked.errors;
     drop(walked.files);
     let (found, unassigned) = finish_project(

@@ -136,6 +136,8 @@ struct Scope<'m> {
     vars: RefCell<HashMap<String, Val<'m>>>,
     parent: Option<Rc<Scope<'m>>>,
     depth: u32,
+    /// A function's or module's scope: where a Python assignment binds.
+    boundary: bool,
 }
 
 impl<'m> Scope<'m> {
@@ -144,7 +146,32 @@ impl<'m> Scope<'m> {
             vars: RefCell::default(),
             parent: Some(parent.clone()),
             depth: parent.depth + 1,
+            boundary: false,
         })
+    }
+
+    fn function(parent: &Rc<Scope<'m>>) -> Rc<Scope<'m>> {
+        Rc::new(Scope {
+            vars: RefCell::default(),
+            parent: Some(parent.clone()),
+            depth: parent.depth + 1,
+            boundary: true,
+        })
+    }
+
+    /// The scope a Python assignment to `name` binds in: the block scope
+    /// up to the function's that already binds it, else the function's.
+    fn python_binder(self: &Rc<Self>, name: &str) -> Rc<Scope<'m>> {
+        let mut s = self.clone();
+        loop {
+            if s.boundary || s.vars.borrow().contains_key(name) {
+                return s;
+            }
+            match s.parent.clone() {
+                Some(p) => s = p,
+                None => return s,
+            }
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<Val<'m>> {
@@ -288,7 +315,10 @@ impl<'m, 'h> Evaluator<'m, 'h> {
             return None;
         }
         self.running[index] = true;
-        let scope = Rc::new(Scope::default());
+        let scope = Rc::new(Scope {
+            boundary: true,
+            ..Scope::default()
+        });
         let _ = self.block(&loaded.module.body, &scope, index);
         self.running[index] = false;
         self.exports[index] = Some(scope.clone());
@@ -345,9 +375,17 @@ impl<'m, 'h> Evaluator<'m, 'h> {
             Stmt::Let { name, value, .. } => {
                 let v = match value {
                     Some(e) => self.expr(e, scope, module),
-                    None => unknown_at(Span { ..name.span }).with_kind(V::Undefined),
+                    None => V::Undefined.at(name.span),
                 };
-                scope.bind(&name.text, v);
+                if self.python(module) {
+                    // Python binds in the function, whatever block it is in.
+                    let target = scope.python_binder(&name.text);
+                    let unsure = self.uncertain.last().is_some_and(|&b| target.depth < b);
+                    let v = if unsure { unknown_at(v.span) } else { v };
+                    target.bind(&name.text, v);
+                } else {
+                    scope.bind(&name.text, v);
+                }
             }
             Stmt::Assign { target, value, .. } => {
                 let v = self.expr(value, scope, module);
@@ -1031,7 +1069,7 @@ impl<'m, 'h> Evaluator<'m, 'h> {
         if self.call_depth >= MAX_CALL_DEPTH {
             return unknown_at(span);
         }
-        let scope = Scope::child(outer);
+        let scope = Scope::function(outer);
         let mut params = f.params.iter().peekable();
         if let Some(inst) = &this {
             scope.bind(

@@ -26,6 +26,12 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Whether a path names a program source file (TypeScript, JavaScript or
+/// Python), which is read through its program, never walked.
+pub fn is_source(path: &str) -> bool {
+    language(Path::new(path)).is_some()
+}
+
 /// The languages a program's files are read in, by extension.
 fn language(path: &Path) -> Option<Language> {
     match path.extension()?.to_str()? {
