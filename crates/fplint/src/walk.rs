@@ -512,16 +512,29 @@ fn builder(
         .follow_links(false)
         .max_depth(max_depth);
     match hidden {
-        None => {}
+        None => {
+            b.filter_entry(|e| !synth_output(e));
+        }
         Some(true) => {
-            b.filter_entry(|e| e.file_name() != ".git");
+            b.filter_entry(|e| e.file_name() != ".git" && !synth_output(e));
         }
         Some(false) => {
             let tally = tally.clone();
-            b.filter_entry(move |e| tally.keeps(e));
+            b.filter_entry(move |e| tally.keeps(e) && !synth_output(e));
         }
     }
     b
+}
+
+/// A CDK app's `cdk.out` beside its `cdk.json`: the app is read from its
+/// source, and its synthesized output would declare the same clusters again.
+fn synth_output(e: &ignore::DirEntry) -> bool {
+    e.depth() > 0
+        && e.file_name() == "cdk.out"
+        && e.file_type().is_some_and(|t| t.is_dir())
+        && e.path()
+            .parent()
+            .is_some_and(|p| p.join("cdk.json").is_file())
 }
 
 /// The hidden entries a walk skipped: lintable files, and folders whose

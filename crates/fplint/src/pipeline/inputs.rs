@@ -128,7 +128,11 @@ pub(crate) static CHART: Input = Input {
 /// An infrastructure program read as source, by its `cdk.json`: the app
 /// its `app` command runs and the program's own modules it imports.
 pub(crate) static PROGRAM: Input = Input {
-    recognises: |p| p.file_name().is_some_and(|n| n == "cdk.json"),
+    recognises: |p| {
+        p.file_name().is_some_and(|n| n == "cdk.json")
+            || p.to_str()
+                .is_some_and(fplint_core::frontend::program::is_source)
+    },
     forms: Forms::File,
     calls: None,
     load: model_program,
@@ -280,9 +284,32 @@ fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, O
     let [c] = job.files() else {
         return (UnitOutput::default(), None);
     };
-    let f = match load_candidate(sources, c) {
+    let named = match load_candidate(sources, c) {
         Ok(f) => f,
         Err(e) => return (unreadable(sources, c, &e, false), None),
+    };
+    // A source file named alone (pre-commit) is read as part of its app;
+    // findings elsewhere in the app are context.
+    let source = named.path.ends_with("cdk.json").then_some(()).is_none();
+    let f = if source {
+        let config = c.path.ancestors().skip(1).take(16).find_map(|d| {
+            let json = d.join("cdk.json");
+            json.is_file().then_some(json)
+        });
+        match config.map(|p| sources.load(&p)) {
+            Some(Ok(f)) => f,
+            _ => {
+                let shown = fplint_core::sources::display_path(&c.path);
+                let notice = Notice::new(
+                    crate::notice::NoticeKind::Skipped,
+                    Some(shown),
+                    "not part of a CDK app: no `cdk.json` in its folder or above it",
+                );
+                return (UnitOutput::default(), Some(notice));
+            }
+        }
+    } else {
+        named.clone()
     };
     let mut program = None;
     let mut unit = guarded(c, sources, || {
@@ -296,7 +323,19 @@ fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, O
         return (unit, None);
     }
     crate::charts::render_declared(&mut unit, sources, limits);
-    let (gaps, no_entry) = program.unwrap_or_default();
+    let (mut gaps, no_entry) = program.unwrap_or_default();
+    if source {
+        let others: Vec<_> = unit
+            .given_files
+            .iter()
+            .copied()
+            .filter(|id| *id != named.id)
+            .collect();
+        unit.given_files = vec![named.id];
+        unit.context_files.extend(others);
+        unit.diagnostics.retain(|d| d.span.file == named.id);
+        gaps.retain(|(span, _)| span.file == named.id);
+    }
     (unit, crate::notice::program(c, &gaps, no_entry, sources))
 }
 

@@ -1,0 +1,162 @@
+//! CDK apps read as source, through the real binary: a run on the app, a
+//! source file named alone (pre-commit), a committed `cdk.out`, and the
+//! notes that keep a partly read program from passing silently.
+
+mod common;
+
+use common::{stdout, tmp, write};
+use std::path::Path;
+
+const CDK_JSON: &str = "{\n  \"app\": \"python3 app.py\"\n}\n";
+
+/// The entry point: the namespace comes from here.
+const APP: &str = r#"import aws_cdk as cdk
+
+from stacks.platform import Platform
+
+app = cdk.App()
+Platform(app, "Platform", namespace="monitoring")
+app.synth()
+"#;
+
+/// A Fargate-only cluster and a chart in the namespace the entry point names.
+const STACK: &str = r#"from aws_cdk import Stack
+from aws_cdk import aws_eks as eks
+
+
+class Platform(Stack):
+    def __init__(self, scope, construct_id, *, namespace, **kwargs):
+        super().__init__(scope, construct_id, **kwargs)
+        cluster = eks.FargateCluster(self, "Cluster", cluster_name="shop", version=eks.KubernetesVersion.V1_33)
+        cluster.add_helm_chart(
+            "Grafana",
+            chart="grafana",
+            repository="https://grafana.github.io/helm-charts",
+            version="10.5.15",
+            namespace=namespace,
+        )
+"#;
+
+fn app(dir: &Path) {
+    // A repository of its own, so that nothing around it is its project.
+    let _ = std::fs::create_dir_all(dir.join(".git"));
+    write(dir, "cdk.json", CDK_JSON);
+    write(dir, "app.py", APP);
+    write(dir, "stacks/__init__.py", "");
+    write(dir, "stacks/platform.py", STACK);
+}
+
+fn run(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(dir)
+        .args(["check", "--no-config", "--format", "concise"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    (
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+const FINDING: &str = "app.py:6:37: FP011 [error] Helm release `platformclusterchartgrafana1bc20815` installs into namespace `monitoring`, which no Fargate profile of cluster `shop` (stacks/platform.py) selects, and the cluster has no nodes: its pods stay Pending\n";
+
+#[test]
+fn an_app_is_read_from_its_entry_point_through_its_imports() {
+    let d = tmp();
+    app(d.path());
+    let (out, _, code) = run(d.path(), &["."]);
+    assert_eq!(out, FINDING);
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn a_source_file_named_alone_is_read_with_its_app() {
+    let d = tmp();
+    app(d.path());
+    // The finding is in the entry point: named, it is reported.
+    let (out, _, code) = run(d.path(), &["app.py"]);
+    assert_eq!(out, FINDING);
+    assert_eq!(code, Some(1));
+    // The stack alone: the finding is in another file of the app.
+    let (out, _, code) = run(d.path(), &["stacks/platform.py"]);
+    assert_eq!(out, "");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_source_file_outside_any_app_is_skipped_with_a_note() {
+    let d = tmp();
+    let _ = std::fs::create_dir_all(d.path().join(".git"));
+    write(d.path(), "tool.py", "print('hello')\n");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(d.path())
+        .args(["check", "--no-config", "tool.py"])
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let text = stdout(&out);
+    assert!(
+        text.contains("tool.py: not part of a CDK app: no `cdk.json` in its folder or above it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_committed_cdk_out_is_not_read_beside_the_source() {
+    let d = tmp();
+    app(d.path());
+    // What `cdk synth` would write for the same cluster.
+    write(
+        d.path(),
+        "cdk.out/Platform.template.json",
+        r#"{"Resources": {"Cluster9EE0221C": {"Type": "Custom::AWSCDK-EKS-Cluster", "Properties": {"Config": {"name": "shop"}}}}}"#,
+    );
+    let (out, _, _) = run(d.path(), &["."]);
+    assert_eq!(out, FINDING);
+}
+
+#[test]
+fn what_the_program_does_that_is_not_followed_is_said_once() {
+    let d = tmp();
+    app(d.path());
+    write(
+        d.path(),
+        "stacks/platform.py",
+        &STACK.replace(
+            "        cluster.add_helm_chart(",
+            "        eks.HelmChart(self, \"Other\", cluster=make_cluster(), chart=\"x\")\n        cluster.add_helm_chart(",
+        ),
+    );
+    let (out, _, _) = run(d.path(), &["."]);
+    assert!(out.contains("FP011"), "{out}");
+    let human = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(d.path())
+        .args(["check", "--no-config", "."])
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let text = stdout(&human);
+    assert!(
+        text.contains("note: cdk.json: part of the program was not followed, so no check ran on it: stacks/platform.py:9: a Helm chart's cluster is not known"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_app_without_an_entry_point_says_so() {
+    let d = tmp();
+    let _ = std::fs::create_dir_all(d.path().join(".git"));
+    write(d.path(), "cdk.json", "{\"app\": \"make synth\"}\n");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(d.path())
+        .args(["check", "--no-config", "."])
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let text = stdout(&out);
+    assert!(
+        text.contains("note: cdk.json: program not read: the entry point of `make synth` is not a TypeScript, JavaScript or Python file of the app"),
+        "{text}"
+    );
+    // A note, not a failure: an app in another language is no mistake.
+    assert_eq!(out.status.code(), Some(0));
+}
