@@ -1615,3 +1615,7 @@ pub fn unknown_node(span: Span) -> Node {
         span,
     )
 }
+
+#[cfg(test)]
+#[path = "cdk_tests.rs"]
+mod tests;

@@ -961,12 +961,8 @@ impl<'m, 'h> Evaluator<'m, 'h> {
             V::Lib(p) => {
                 let cx = self.cx.clone();
                 let last = p.rsplit('.').next().unwrap_or("");
-                // A Python call of a library class constructs it.
-                if last.chars().next().is_some_and(char::is_uppercase) && !args.keywords.is_empty()
-                    || last.chars().next().is_some_and(char::is_uppercase)
-                        && args.positional.len() >= 2
-                        && matches!(args.positional[0].kind, V::Handle(_) | V::Instance(_))
-                {
+                // A call of a library class (Python has no `new`) constructs it.
+                if last.chars().next().is_some_and(char::is_uppercase) {
                     return self.host.construct(p, args, &cx);
                 }
                 self.host.call(p, args, &cx)
