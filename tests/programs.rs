@@ -160,3 +160,69 @@ fn an_app_without_an_entry_point_says_so() {
     // A note, not a failure: an app in another language is no mistake.
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A chart in a namespace that a profile selects, on a cluster whose
+/// profiles are L1 resources CDK does not order the chart after.
+const UNORDERED: &str = r#"from aws_cdk import Stack
+from aws_cdk import aws_eks as eks
+
+
+class Platform(Stack):
+    def __init__(self, scope, construct_id, **kwargs):
+        super().__init__(scope, construct_id, **kwargs)
+        cluster = eks.FargateCluster(self, "Cluster", cluster_name="shop", version=eks.KubernetesVersion.V1_33)
+        eks.CfnFargateProfile(
+            self,
+            "Apps",
+            cluster_name=cluster.cluster_name,
+            fargate_profile_name="apps",
+            pod_execution_role_arn="arn:aws:iam::111122223333:role/pods",
+            selectors=[{"namespace": "apps"}],
+        )
+        cluster.add_helm_chart("Podinfo", chart="podinfo", repository="https://stefanprodan.github.io/podinfo", version="6.14.1", namespace="apps", values={"replicaCount": 2})
+"#;
+
+#[test]
+fn findings_in_a_program_say_how_a_program_orders_its_constructs() {
+    let d = tmp();
+    app(d.path());
+    write(
+        d.path(),
+        "app.py",
+        &APP.replace(", namespace=\"monitoring\"", ""),
+    );
+    write(d.path(), "stacks/platform.py", UNORDERED);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(d.path())
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let helps: Vec<(String, String)> = v["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or("").to_string(),
+                d["help"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let help = |code: &str| {
+        helps
+            .iter()
+            .find(|(c, _)| c == code)
+            .map(|(_, h)| h.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        help("FP002").starts_with("order the release after the profile so its pods are created once the profile is ACTIVE: add a dependency on `Apps` (`node.addDependency`; Python: `node.add_dependency`)"),
+        "{helps:?}"
+    );
+    assert_eq!(
+        help("FP003"),
+        "add a dependency on `ClusterfargateprofiledefaultEFC59F14` (`node.addDependency`; Python: `node.add_dependency`) to `Apps` so that the profiles of the cluster are created one after another",
+    );
+}

@@ -124,6 +124,9 @@ pub enum Provisioner {
     CloudFormation,
     /// Terraform.
     Terraform,
+    /// An AWS CDK app read as source (what it declares is the
+    /// CloudFormation `cdk synth` writes).
+    Cdk,
 }
 
 impl Provisioner {
@@ -133,6 +136,7 @@ impl Provisioner {
             Provisioner::Eksctl => "eksctl",
             Provisioner::CloudFormation => "cloudformation",
             Provisioner::Terraform => "terraform",
+            Provisioner::Cdk => "cdk",
         }
     }
 }

@@ -335,6 +335,10 @@ pub(crate) fn materialize_with(
 fn resolve(c: &Change, sources: &Sources) -> Option<Option<Vec<Change>>> {
     let file = c.file();
     let f = sources.get(file)?;
+    // A program's source is not YAML: its fixes are the author's to write.
+    if fplint_core::frontend::program::is_source(&f.path) {
+        return Some(None);
+    }
     Some(
         edit::resolve(c, &f.text, Syntax::of(&f.path, &f.text), file)
             .ok()

@@ -129,6 +129,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
              to the chart's tolerations (the toleration alone can leave pods failing with `Too many pods`)",
             match cluster.provisioner {
                 Provisioner::CloudFormation => format!("`DependsOn: {target}`"),
+                Provisioner::Cdk => format!("a dependency on `{target}` (`node.addDependency`; Python: `node.add_dependency`)"),
                 _ => format!("`depends_on = [{target}]`"),
             }
         ))

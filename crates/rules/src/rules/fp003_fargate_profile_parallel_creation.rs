@@ -122,6 +122,9 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
         };
         let fix = match cluster.provisioner {
             Provisioner::Terraform => format!("`depends_on = [{nearest_name}]`"),
+            Provisioner::Cdk => format!(
+                "a dependency on `{nearest_name}` (`node.addDependency`; Python: `node.add_dependency`)"
+            ),
             _ => format!("`DependsOn: {nearest_name}`"),
         };
         let mut help = match (top_module(&later_name), top_module(&nearest_name)) {

@@ -70,6 +70,7 @@ fn check_self_managed(
         return;
     };
     let help = match cluster.provisioner {
+        Provisioner::Cdk => "set `coreDnsComputeType: eks.CoreDnsComputeType.FARGATE` on the cluster (Python: `core_dns_compute_type`), or use `FargateCluster`, which patches CoreDNS itself",
         Provisioner::CloudFormation => "declare the CoreDNS add-on: an `AWS::EKS::Addon` with `AddonName: coredns` and `ConfigurationValues: '{\"computeType\": \"Fargate\"}'`, created after the `kube-system` profile",
         _ => "declare the CoreDNS add-on: `aws_eks_addon` with `addon_name = \"coredns\"` and `configuration_values = jsonencode({ computeType = \"Fargate\" })` (terraform-aws-eks: `coredns = { configuration_values = ... }` in its add-ons), created after the `kube-system` profile",
     };

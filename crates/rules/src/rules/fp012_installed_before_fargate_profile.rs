@@ -177,6 +177,9 @@ fn finding(
     let pname = profile_label(project, profile);
     let target = depends_on_target(project, profile);
     let help = match cluster.provisioner {
+        Provisioner::Cdk => format!(
+            "add a dependency on `{target}` (`node.addDependency`; Python: `node.add_dependency`) so that its pods are created once the profile is ACTIVE"
+        ),
         Provisioner::CloudFormation => {
             format!(
                 "add `DependsOn: {target}` so that its pods are created once the profile is ACTIVE"

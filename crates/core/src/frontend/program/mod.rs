@@ -121,6 +121,9 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
     for stack in host.templates() {
         super::cloudformation::load(config, &stack.template, &mut out.unit);
     }
+    for c in &mut out.unit.clusters {
+        c.provisioner = crate::model::Provisioner::Cdk;
+    }
     out.unit.given_files = modules.files.iter().map(|f| f.id).collect();
     out.unit.given_files.push(config.id);
     out.gaps = host.gaps.into_iter().map(|g| (g.span, g.what)).collect();
