@@ -260,7 +260,8 @@ fn render_unescaped(
     let mut any = false;
     let mut releases: Vec<&HelmRelease> = all_releases(&loaded.project)
         .filter(|r| r.chart_dir.is_some() || !r.local_chart)
-        .filter(|r| seen.insert(r.loc.span))
+        // One declaration may make several releases (a loop): by name too.
+        .filter(|r| seen.insert((r.loc.span, r.name.known().cloned())))
         .filter(|r| {
             let file = loaded.sources.disk_path(r.loc.span.file);
             match (&under, file) {
@@ -269,7 +270,7 @@ fn render_unescaped(
             }
         })
         .collect();
-    releases.sort_by_key(|r| (r.loc.span.file, r.loc.span.start));
+    releases.sort_by_key(|r| (r.loc.span.file, r.loc.span.start, r.name.known().cloned()));
     for rel in releases {
         let at = loaded
             .sources

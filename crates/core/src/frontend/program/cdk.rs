@@ -62,6 +62,9 @@ struct CNode {
 #[derive(Clone, Debug)]
 struct Resource {
     stack: usize,
+    /// The construct it belongs to: the template lists resources in the
+    /// construct tree's order, as CDK does.
+    node: usize,
     logical: String,
     ty: &'static str,
     /// The resource's type as written for an L1 construct we do not model.
@@ -158,6 +161,7 @@ impl Cdk {
         path.extend(components);
         self.resources.push(Resource {
             stack,
+            node: scope,
             logical: unique_id(&path),
             ty,
             props,
@@ -203,7 +207,10 @@ impl Cdk {
             let Some(span) = span else { continue };
             let mut resources = Vec::new();
             let mut conditions = Vec::new();
-            for r in self.resources.iter().filter(|r| r.stack == n) {
+            let order = self.preorder();
+            let mut ours: Vec<&Resource> = self.resources.iter().filter(|r| r.stack == n).collect();
+            ours.sort_by_key(|r| order.get(r.node).copied().unwrap_or(usize::MAX));
+            for r in ours {
                 let mut body = vec![entry("Type", scalar(r.ty, r.span), r.span)];
                 if !r.props.is_empty() {
                     body.push(entry("Properties", map(r.props.clone(), r.span), r.span));
@@ -449,9 +456,10 @@ impl Cdk {
             entry("ClusterName", self.ref_node(cluster, span), span),
             entry("PatchType", scalar("strategic", span), span),
         ];
+        let node = self.add(Kind::Scope, "CoreDnsComputeTypePatch", Some(cluster));
         let r = self.resource(
-            cluster,
-            vec!["CoreDnsComputeTypePatch".into(), "Resource".into()],
+            node,
+            vec!["Resource".into()],
             "Custom::AWSCDK-EKS-KubernetesPatch",
             props,
             cx,
@@ -787,10 +795,13 @@ impl Cdk {
                 .and_then(alb_chart_version),
             _ => None,
         };
-        let node = self.add(Kind::Scope, "AlbController", Some(cluster));
+        // A singleton of the stack named after the cluster.
         let Some(info) = self.cluster_info(cluster) else {
             return;
         };
+        let id = format!("{}-AlbController", unique_id(&self.path(cluster)));
+        let stack = self.stack_of(cluster).unwrap_or(cluster);
+        let node = self.add(Kind::Scope, &id, Some(stack));
         let version = version.map_or_else(|| unknown_node(span), |v| scalar(v, span));
         let cluster_name = match self
             .resources
@@ -839,13 +850,38 @@ impl Cdk {
         ];
         let r = self.resource(
             node,
-            vec!["Resource".into()],
+            vec!["Resource".into(), "Resource".into()],
             "Custom::AWSCDK-EKS-HelmChart",
             props,
             cx,
             span,
         );
         self.resources[r].depends.push(info.barrier);
+    }
+
+    /// Each construct's place in the tree's depth-first order, children in
+    /// the order they were made.
+    fn preorder(&self) -> Vec<usize> {
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
+        let mut roots = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            match n.parent {
+                Some(p) if p < self.nodes.len() && p != i => children[p].push(i),
+                _ => roots.push(i),
+            }
+        }
+        let mut order = vec![usize::MAX; self.nodes.len()];
+        let mut next = 0;
+        let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        while let Some(n) = stack.pop() {
+            if order[n] != usize::MAX {
+                continue;
+            }
+            order[n] = next;
+            next += 1;
+            stack.extend(children[n].iter().rev());
+        }
+        order
     }
 
     /// An L1 construct (`CfnCluster`): its props as CloudFormation
@@ -867,10 +903,8 @@ impl Cdk {
                 out.push(entry(&key, pascal(self.to_node(v)), *kspan));
             }
         }
-        let path = self.stack_path(node);
-        let r = self.resource(scope, Vec::new(), ty, out, cx, span);
         // An L1's logical ID is its own path.
-        self.resources[r].logical = unique_id(&path);
+        let r = self.resource(node, Vec::new(), ty, out, cx, span);
         self.nodes[node].kind = Kind::Resource(r);
         node
     }

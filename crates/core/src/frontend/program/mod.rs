@@ -8,6 +8,7 @@ pub mod cdk;
 pub mod eval;
 pub mod python;
 pub mod syntax;
+pub mod typescript;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
@@ -203,7 +204,7 @@ fn load_modules(
         let lang = language(&path).unwrap_or(Language::TypeScript);
         let parsed = match lang {
             Language::Python => python::parse(&file.text, file.id, &limits),
-            Language::TypeScript => Parsed::default(),
+            Language::TypeScript => typescript::parse(&file.text, file.id, &file.path, &limits),
         };
         unit.diagnostics.extend(parsed.diagnostics);
         let mut imports = HashMap::default();
