@@ -140,6 +140,59 @@ const POD_IDENTITY: &str = "AWS::EKS::PodIdentityAssociation";
 
 const MAX_CONDITIONAL_PROFILES: usize = 64;
 
+const ASG: &str = "AWS::AutoScaling::AutoScalingGroup";
+
+/// The cluster an Auto Scaling group's owner tag names
+/// (`kubernetes.io/cluster/<cluster>` joined with a `Ref` to it, as CDK
+/// writes it), with `owned` or `shared` as its value.
+fn owner_tag<'a>(r: &template::Resource<'a>) -> Option<&'a Node> {
+    r.prop("Tags")?.as_seq()?.iter().find_map(|tag| {
+        let value = tag.get("Value")?.as_str()?;
+        if value != "owned" && value != "shared" {
+            return None;
+        }
+        let (f, arg) = intrinsic::as_fn(tag.get("Key")?)?;
+        let [delim, parts] = arg.as_seq()? else {
+            return None;
+        };
+        match (f, delim.as_str(), parts.as_seq()?) {
+            ("Fn::Join", Some(""), [prefix, cluster])
+                if prefix.as_str() == Some("kubernetes.io/cluster/") =>
+            {
+                Some(cluster)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Auto Scaling groups tied to a cluster by their owner tag, and the launch
+/// configurations and templates they use: capacity of that cluster, not
+/// capacity fplint cannot attribute.
+fn tied_capacity<'a>(t: &Template<'a>) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for r in t.resources.iter().filter(|r| r.ty == ASG) {
+        if owner_tag(r).is_none() {
+            continue;
+        }
+        out.push(r.id);
+        let refs = [
+            r.prop("LaunchConfigurationName"),
+            r.prop("LaunchTemplate").and_then(|l| l.get("LaunchTemplateId")),
+        ];
+        for n in refs.into_iter().flatten() {
+            if let Some(("Ref", target)) = intrinsic::as_fn(n) {
+                if let Some(id) = target.as_str() {
+                    if let Some(res) = t.resources.iter().find(|x| x.id == id) {
+                        out.push(res.id);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Resource types that bring EC2 capacity fplint cannot attribute to a cluster.
 const SELF_MANAGED_CAPACITY: &[&str] = &[
     "AWS::AutoScaling::AutoScalingGroup",
@@ -270,6 +323,10 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
                 r.prop("Config").and_then(|c| c.get("clusterName")),
                 crate::path::dot(&path, "Properties.Config.clusterName"),
             ),
+            ASG => match owner_tag(r) {
+                Some(n) => (Some(n), crate::path::dot(&path, "Properties.Tags")),
+                None => continue,
+            },
             _ => continue,
         };
         let id = match cluster_node {
@@ -295,6 +352,22 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
         };
         let cluster = &mut clusters[idx];
         match r.ty {
+            // Self-managed nodes of the cluster its owner tag names (what CDK
+            // writes for `addAutoScalingGroupCapacity`).
+            ASG => {
+                let loc = Loc::new(r.key.span, path.clone());
+                if cluster.node_groups.is_empty() {
+                    cluster.capacity = Capacity::Declared(loc.clone());
+                }
+                if !cluster.defined {
+                    unattributed_capacity = true;
+                }
+                cluster.node_groups.push(NodeGroup {
+                    name: Located::new(Known::Known(r.id.to_string()), loc.clone()),
+                    loc,
+                    managed: false,
+                });
+            }
             NODEGROUP => {
                 let ng_loc = Loc::new(r.key.span, path.clone());
                 let name = match r.prop("NodegroupName") {
@@ -354,10 +427,11 @@ fn build(t: &Template<'_>, out: &mut UnitOutput) {
 
     // Capacity the template declares but that fplint cannot tie to a cluster
     // makes "Fargate-only" unknown for every cluster the template defines.
+    let tied = tied_capacity(t);
     let self_managed = t
         .resources
         .iter()
-        .any(|r| SELF_MANAGED_CAPACITY.contains(&r.ty));
+        .any(|r| SELF_MANAGED_CAPACITY.contains(&r.ty) && !tied.contains(&r.id));
     for c in &mut clusters {
         let maybe_ours = orphan_named_capacity && !c.name.value.is_known();
         if c.defined

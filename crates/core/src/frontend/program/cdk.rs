@@ -99,6 +99,9 @@ pub struct Cdk {
     resources: Vec<Resource>,
     /// What the program does that is not followed.
     pub gaps: Vec<Gap>,
+    /// The `context` of `cdk.json`: what `node.tryGetContext` reads unless
+    /// the command line says otherwise.
+    pub context: Option<Node>,
 }
 
 impl Cdk {
@@ -405,11 +408,16 @@ impl Cdk {
         let cluster_ref = self.ref_node(cluster, span);
         if ec2 {
             let n = self.to_node(&size);
+            let tags = self.owner_tags(cluster, span);
             self.resource(
                 cluster,
                 vec!["DefaultCapacity".into(), "ASG".into()],
                 "AWS::AutoScaling::AutoScalingGroup",
-                vec![entry("MinSize", n.clone(), span), entry("MaxSize", n, span)],
+                vec![
+                    entry("MinSize", n.clone(), span),
+                    entry("MaxSize", n, span),
+                    entry("Tags", tags, span),
+                ],
                 &cx,
                 span,
             );
@@ -466,6 +474,61 @@ impl Cdk {
             span,
         );
         self.resources[r].depends.push(info.barrier);
+        self.join_cluster_stack(r, cluster);
+    }
+
+    /// A construct of another stack that acts on `cluster` is written into
+    /// the cluster's template: CDK deploys that stack after the cluster's,
+    /// so it waits for everything there.
+    fn join_cluster_stack(&mut self, r: usize, cluster: usize) {
+        let Some(theirs) = self.stack_of(cluster) else {
+            return;
+        };
+        let own = self.resources[r].stack;
+        if own == theirs {
+            return;
+        }
+        let before: Vec<usize> = (0..r)
+            .filter(|&i| self.resources[i].stack == theirs)
+            .collect();
+        let prefix: String = self.nodes[own]
+            .id
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        let res = &mut self.resources[r];
+        res.stack = theirs;
+        res.logical = format!("{prefix}{}", res.logical);
+        res.depends.extend(before);
+    }
+
+    /// The tag CDK gives the nodes it joins to `cluster`.
+    fn owner_tags(&self, cluster: usize, span: Span) -> Node {
+        let key = map(
+            vec![entry(
+                "Fn::Join",
+                seq(
+                    vec![
+                        scalar("", span),
+                        seq(vec![scalar("kubernetes.io/cluster/", span), self.ref_node(cluster, span)], span),
+                    ],
+                    span,
+                ),
+                span,
+            )],
+            span,
+        );
+        seq(
+            vec![map(
+                vec![
+                    entry("Key", key, span),
+                    entry("PropagateAtLaunch", scalar_plain("true", span), span),
+                    entry("Value", scalar("owned", span), span),
+                ],
+                span,
+            )],
+            span,
+        )
     }
 
     fn cluster_info(&self, cluster: usize) -> Option<ClusterInfo> {
@@ -546,6 +609,7 @@ impl Cdk {
             self.resources[r].depends.push(prev);
         }
         self.resources[info.barrier].depends.push(r);
+        self.join_cluster_stack(r, cluster);
         if let Kind::Cluster(c) = &mut self.nodes[cluster].kind {
             c.last_profile = Some(r);
         }
@@ -652,6 +716,7 @@ impl Cdk {
             span,
         );
         self.resources[r].depends.push(info.barrier);
+        self.join_cluster_stack(r, cluster);
         self.nodes[node].kind = Kind::Resource(r);
         node
     }
@@ -682,6 +747,7 @@ impl Cdk {
             span,
         );
         self.resources[r].depends.push(info.barrier);
+        self.join_cluster_stack(r, cluster);
         self.nodes[node].kind = Kind::Resource(r);
         node
     }
@@ -731,6 +797,7 @@ impl Cdk {
             span,
         );
         self.resources[r].depends.push(info.barrier);
+        self.join_cluster_stack(r, cluster);
         self.nodes[node].kind = Kind::Resource(r);
         node
     }
@@ -857,6 +924,7 @@ impl Cdk {
             span,
         );
         self.resources[r].depends.push(info.barrier);
+        self.join_cluster_stack(r, cluster);
     }
 
     /// Each construct's place in the tree's depth-first order, children in
@@ -1186,12 +1254,26 @@ impl<'m> Host<'m> for Cdk {
             "cdk.aws_eks.CfnPodIdentityAssociation" => {
                 self.cfn(scope, &id, "AWS::EKS::PodIdentityAssociation", &p, cx, span)
             }
-            "cdk.aws_autoscaling.AutoScalingGroup" | "cdk.aws_ec2.Instance" => {
-                self.gap(
+            // Nodes of no cluster until `connectAutoScalingGroupCapacity`
+            // joins them to one.
+            "cdk.aws_autoscaling.AutoScalingGroup" => {
+                let node = self.add(Kind::Scope, &id, Some(scope));
+                let r = self.resource(
+                    node,
+                    vec!["ASG".into()],
+                    "AWS::AutoScaling::AutoScalingGroup",
+                    Vec::new(),
+                    cx,
                     span,
-                    "EC2 capacity made outside the cluster's methods is not tied to a cluster",
                 );
-                self.add(Kind::Scope, &id, Some(scope))
+                self.nodes[node].kind = Kind::Resource(r);
+                node
+            }
+            "cdk.aws_ec2.Instance" => {
+                let node = self.add(Kind::Scope, &id, Some(scope));
+                let r = self.resource(node, vec!["Resource".into()], "AWS::EC2::Instance", Vec::new(), cx, span);
+                self.nodes[node].kind = Kind::Resource(r);
+                node
             }
             _ => self.add(Kind::Scope, &id, Some(scope)),
         };
@@ -1238,6 +1320,13 @@ impl<'m> Host<'m> for Cdk {
                 h(r)
             }
             ("addManifest", true, Some(id)) => {
+                if args.open
+                    || args.positional[1..]
+                        .iter()
+                        .any(|v| !matches!(v.kind, V::Object(_)))
+                {
+                    self.gap(span, "a manifest's objects are not known");
+                }
                 let objects: Vec<Node> = args.positional[1..]
                     .iter()
                     .map(|v| self.to_node(v))
@@ -1256,7 +1345,18 @@ impl<'m> Host<'m> for Cdk {
                 drop(p);
                 h(r)
             }
-            ("addAutoScalingGroupCapacity" | "connectAutoScalingGroupCapacity", true, id) => {
+            ("connectAutoScalingGroupCapacity", true, _) => {
+                let asg = self.scope_of(args.positional.first());
+                match asg.map(|a| self.resources_of(a)).as_deref() {
+                    Some([r]) if self.resources[*r].ty == "AWS::AutoScaling::AutoScalingGroup" => {
+                        let tags = self.owner_tags(handle, span);
+                        self.resources[*r].props.push(entry("Tags", tags, span));
+                    }
+                    _ => self.gap(span, "the Auto Scaling group joined to the cluster is not known"),
+                }
+                V::Undefined.at(span)
+            }
+            ("addAutoScalingGroupCapacity", true, id) => {
                 let props = props_arg(&args, 1);
                 let p = Props::of(&props);
                 let mut out = Vec::new();
@@ -1266,6 +1366,7 @@ impl<'m> Host<'m> for Cdk {
                     }
                 }
                 drop(p);
+                out.push(entry("Tags", self.owner_tags(handle, span), span));
                 let id = id.unwrap_or_else(|| "Capacity".into());
                 let node = self.add(Kind::Scope, &id, Some(handle));
                 let r = self.resource(
@@ -1283,6 +1384,14 @@ impl<'m> Host<'m> for Cdk {
             ("addCdk8sChart", true, _) => {
                 self.gap(span, "a cdk8s chart's objects are not read");
                 unknown_at(span)
+            }
+            // `this.node.tryGetContext('k')`: the value `cdk.json` commits;
+            // a key it does not hold may be given on the command line.
+            ("tryGetContext", _, Some(key)) => {
+                match self.context.as_ref().and_then(|c| c.get(&key)) {
+                    Some(v) => node_value(v, 0),
+                    None => unknown_at(span),
+                }
             }
             ("addDependency", _, _) => {
                 self.depend(handle, &args);
@@ -1372,6 +1481,44 @@ impl Cdk {
         }
         false
     }
+}
+
+/// A value of `cdk.json` as the program sees it.
+fn node_value<'m>(n: &Node, depth: usize) -> Val<'m> {
+    let span = n.span;
+    if depth > 64 {
+        return unknown_at(span);
+    }
+    let kind = match &n.kind {
+        NodeKind::Scalar(s, ScalarStyle::Plain) => match &**s {
+            "true" => V::Bool(true),
+            "false" => V::Bool(false),
+            "null" => V::Null,
+            t => match t.parse::<f64>() {
+                Ok(x) => V::Num(x, Some(t.into())),
+                Err(_) => V::Str(t.into()),
+            },
+        },
+        NodeKind::Scalar(s, _) => V::Str(s.as_ref().into()),
+        NodeKind::Seq(items) => V::Array(Rc::new(std::cell::RefCell::new(super::eval::Array {
+            items: items.iter().map(|i| node_value(i, depth + 1)).collect(),
+            open: false,
+        }))),
+        NodeKind::Map(entries) => V::Object(Rc::new(std::cell::RefCell::new(Object {
+            entries: entries
+                .iter()
+                .map(|e| {
+                    (
+                        e.key.scalar().unwrap_or_default().to_string(),
+                        e.key.span,
+                        node_value(&e.value, depth + 1),
+                    )
+                })
+                .collect(),
+            open: false,
+        }))),
+    };
+    Val { kind, span }
 }
 
 /// An EKS construct fplint reads (not a struct of its props).

@@ -107,6 +107,11 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
         }
     };
     let mut host = cdk::Cdk::default();
+    host.context = parsed
+        .documents
+        .first()
+        .and_then(|d| d.get("context"))
+        .cloned();
     {
         let mut ev = eval::Evaluator::new(&modules.loaded, &mut host);
         ev.run(0);
@@ -184,6 +189,7 @@ fn load_modules(
         loaded: Vec::new(),
         files: Vec::new(),
     };
+    let package_roots = python_package_roots(root);
     let mut i = 0;
     while i < paths.len() && i < MAX_MODULES {
         let path = paths[i].clone();
@@ -209,7 +215,17 @@ fn load_modules(
         unit.diagnostics.extend(parsed.diagnostics);
         let mut imports = HashMap::default();
         for from in import_names(&parsed.module.body) {
-            let Some(target) = resolve(&from, &path, root, lang) else {
+            let installed = || {
+                // An installed package of the app (`pip install -e .`).
+                (lang == Language::Python && !from.starts_with('.'))
+                    .then(|| {
+                        package_roots
+                            .iter()
+                            .find_map(|r| resolve(&from, &path, r, lang))
+                    })
+                    .flatten()
+            };
+            let Some(target) = resolve(&from, &path, root, lang).or_else(installed) else {
                 continue;
             };
             let n = *index.entry(target.clone()).or_insert_with(|| {
@@ -261,6 +277,41 @@ fn import_names(body: &[syntax::Stmt]) -> Vec<String> {
             _ => {}
         }
     }
+    out
+}
+
+/// Where a Python app's own packages are installed from, besides its
+/// folder: `src/`, and the folder `package_dir` names in `setup.py` or
+/// `package-dir` in `pyproject.toml` (`pip install -e .`).
+fn python_package_roots(root: &Path) -> Vec<PathBuf> {
+    let mut out = vec![root.join("src")];
+    for (file, key) in [("setup.py", "package_dir"), ("pyproject.toml", "package-dir")] {
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        // `package_dir={"": "lib"}` or `[tool.setuptools.package-dir]` `"" = "lib"`.
+        let Some(at) = text.find(key) else { continue };
+        let mut end = text.len().min(at + 200);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let rest = &text[at..end];
+        let Some(empty) = rest.find("\"\"").or_else(|| rest.find("''")) else {
+            continue;
+        };
+        let after = rest[empty + 2..]
+            .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '=');
+        if let Some(q @ ('"' | '\'')) = after.chars().next() {
+            if let Some(len) = after[1..].find(q) {
+                let dir = &after[1..1 + len];
+                if !dir.is_empty() && !dir.contains("..") {
+                    out.push(root.join(dir));
+                }
+            }
+        }
+    }
+    out.retain(|d| d.is_dir());
+    out.dedup();
     out
 }
 

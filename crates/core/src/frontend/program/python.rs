@@ -126,6 +126,19 @@ fn syntax_errors(root: Node, file: FileId, len: usize, out: &mut Vec<Diagnostic>
 }
 
 /// Named children, comments left out.
+/// The names a target binds (`a`, `(b, [c])`, `*d`), in order.
+fn identifiers<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    match node.kind() {
+        "identifier" => out.push(node),
+        "attribute" | "subscript" => {}
+        _ => {
+            for c in children(node) {
+                identifiers(c, out);
+            }
+        }
+    }
+}
+
 fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
@@ -475,7 +488,50 @@ impl Lower<'_> {
                     }),
                     None => out.push(Stmt::Other { span }),
                 },
-                _ => out.push(Stmt::Other { span }),
+                // `a, b = pair`: each name gets its element.
+                "pattern_list" | "tuple_pattern"
+                    if children(target).iter().all(|n| n.kind() == "identifier") =>
+                {
+                    for (i, n) in children(target).into_iter().enumerate() {
+                        let name = self.name(n);
+                        let at = name.span;
+                        out.push(Stmt::Let {
+                            value: value.clone().map(|v| Expr {
+                                span: at,
+                                kind: ExprKind::Index {
+                                    object: Box::new(v),
+                                    index: Box::new(Expr {
+                                        kind: ExprKind::Num(i.to_string()),
+                                        span: at,
+                                    }),
+                                },
+                            }),
+                            name,
+                            exported: top,
+                            span,
+                        });
+                    }
+                }
+                // Bindings not followed: each name they bind is unknown.
+                _ => {
+                    let mut names = Vec::new();
+                    identifiers(target, &mut names);
+                    if names.is_empty() {
+                        out.push(Stmt::Other { span });
+                    }
+                    for n in names {
+                        let name = self.name(n);
+                        out.push(Stmt::Let {
+                            value: Some(Expr {
+                                kind: ExprKind::Unknown,
+                                span: name.span,
+                            }),
+                            name,
+                            exported: top,
+                            span,
+                        });
+                    }
+                }
             }
         }
     }
@@ -743,7 +799,8 @@ impl Lower<'_> {
                 }
                 ExprKind::Object(props)
             }
-            "list" | "tuple" => {
+            // `return a, b` and `x = a, b` make a tuple.
+            "list" | "tuple" | "expression_list" => {
                 let mut items = Vec::new();
                 for i in children(node) {
                     match i.kind() {
