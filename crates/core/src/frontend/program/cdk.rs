@@ -298,7 +298,10 @@ impl Cdk {
         let node = self.add(Kind::Scope, id, Some(scope));
         let mut config = Vec::new();
         if let Some(name) = props.get("clusterName") {
-            config.push(entry("name", self.to_node(name), name.span));
+            // A name not known is CDK's own as far as fplint can tell.
+            if !name.is_unknown() {
+                config.push(entry("name", self.to_node(name), name.span));
+            }
         }
         match props.get("version") {
             Some(v) => config.push(entry("version", version_node(v), v.span)),
@@ -1338,7 +1341,8 @@ impl<'m> Host<'m> for Cdk {
                 };
                 h(self.manifest(handle, &format!("manifest-{id}"), handle, objects, cx, span))
             }
-            ("addNodegroupCapacity", true, Some(id)) => {
+            // `addNodegroup` is CDK v1's name.
+            ("addNodegroupCapacity" | "addNodegroup", true, Some(id)) => {
                 let props = props_arg(&args, 1);
                 let p = Props::of(&props);
                 let r = self.nodegroup(handle, &format!("Nodegroup{id}"), &p, cx, span);
@@ -1356,7 +1360,8 @@ impl<'m> Host<'m> for Cdk {
                 }
                 V::Undefined.at(span)
             }
-            ("addAutoScalingGroupCapacity", true, id) => {
+            // `addCapacity` is CDK v1's name.
+            ("addAutoScalingGroupCapacity" | "addCapacity", true, id) => {
                 let props = props_arg(&args, 1);
                 let p = Props::of(&props);
                 let mut out = Vec::new();
@@ -1398,8 +1403,19 @@ impl<'m> Host<'m> for Cdk {
                 V::Undefined.at(span)
             }
             _ => {
-                if is_cluster && name.starts_with("add") {
+                if is_cluster && !READ_ONLY_CLUSTER_METHODS.contains(&name) {
+                    // It may give the cluster nodes: its capacity is unknown.
                     self.gap(span, format!("`{name}` on a cluster is not read"));
+                    let node = self.add(Kind::Scope, name, Some(handle));
+                    let r = self.resource(
+                        node,
+                        vec!["Unread".into()],
+                        "AWS::AutoScaling::AutoScalingGroup",
+                        Vec::new(),
+                        cx,
+                        span,
+                    );
+                    self.nodes[node].kind = Kind::Resource(r);
                 }
                 unknown_at(span)
             }
@@ -1520,6 +1536,29 @@ fn node_value<'m>(n: &Node, depth: usize) -> Val<'m> {
     };
     Val { kind, span }
 }
+
+/// Methods of a cluster that declare nothing, or nothing that runs pods
+/// or gives the cluster nodes: any other method not read may give it
+/// capacity.
+const READ_ONLY_CLUSTER_METHODS: &[&str] = &[
+    "addServiceAccount",
+    "addCdk8sChart",
+    "addManifest",
+    "addHelmChart",
+    "addFargateProfile",
+    "addNodegroupCapacity",
+    "addAutoScalingGroupCapacity",
+    "connectAutoScalingGroupCapacity",
+    "grantAccess",
+    "grantClusterAdmin",
+    "getServiceLoadBalancerAddress",
+    "getIngressLoadBalancerAddress",
+    "addAlias",
+    "toString",
+    "tryGetContext",
+    "addDependency",
+    "synth",
+];
 
 /// An EKS construct fplint reads (not a struct of its props).
 fn is_construct(class: &str) -> bool {

@@ -42,10 +42,13 @@ pub(crate) fn located_str(v: &Value, path: &str) -> Located<String> {
 }
 
 /// Whether a scalar is a placeholder another tool fills in (`${VAR}`,
-/// `{{ .Values.x }}`, `$VAR`): unknown, not a name. Called for nearly every
-/// scalar, so it scans bytes rather than searching for two patterns.
+/// `{{ .Values.x }}`, `$VAR`), or one a reader fills in by hand
+/// (`<your-namespace>`, which no Kubernetes name can be): unknown, not a
+/// name. Called for nearly every scalar, so it scans bytes rather than
+/// searching for two patterns.
 pub(crate) fn is_placeholder(s: &str) -> bool {
     s.starts_with('$')
+        || (s.len() > 2 && s.starts_with('<') && s.ends_with('>'))
         || s.as_bytes()
             .windows(2)
             .any(|w| w[1] == b'{' && (w[0] == b'$' || w[0] == b'{'))
