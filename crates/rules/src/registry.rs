@@ -95,7 +95,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         default_severity: Severity::Error,
         severities: &[Severity::Error],
         summary: "No Fargate selector matches CoreDNS on a cluster without nodes",
-        formats: &[Eksctl, Cfn, Tf],
+        formats: &[Eksctl, Cfn, Tf, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP005.md"),
         rule: Some(&rules::fp005_coredns_without_capacity::CorednsWithoutCapacity),
@@ -207,7 +207,7 @@ pub static REGISTRY: &[RuleInfo] = &[
         severities: &[Severity::Warning, Severity::Error, Severity::Info],
         summary:
             "A pod on Fargate is too large, has no requests, or is billed far above its request",
-        formats: &[K8s, Tf],
+        formats: &[K8s, Tf, Prog],
         format_notes: &[],
         doc: include_str!("../docs/FP015.md"),
         rule: Some(&rules::fp015_fargate_pod_size::FargatePodSize),

@@ -387,10 +387,29 @@ pub fn recognise(doc: &Node) -> Option<Format> {
 mod tests {
     #[test]
     fn placeholders_as_the_patterns_say() {
-        for s in ["${A}", "$A", "a-${b}", "{{ .Values.x }}", "x{{y", "$", "<your-namespace>"] {
+        for s in [
+            "${A}",
+            "$A",
+            "a-${b}",
+            "{{ .Values.x }}",
+            "x{{y",
+            "$",
+            "<your-namespace>",
+        ] {
             assert!(super::shared::is_placeholder(s), "{s}");
         }
-        for s in ["", "a", "{a}", "a$", "a$b", "}{", "{ {", "kube-system", "<>", "a<b>"] {
+        for s in [
+            "",
+            "a",
+            "{a}",
+            "a$",
+            "a$b",
+            "}{",
+            "{ {",
+            "kube-system",
+            "<>",
+            "a<b>",
+        ] {
             assert!(!super::shared::is_placeholder(s), "{s}");
         }
     }

@@ -178,7 +178,8 @@ fn tied_capacity<'a>(t: &Template<'a>) -> Vec<&'a str> {
         out.push(r.id);
         let refs = [
             r.prop("LaunchConfigurationName"),
-            r.prop("LaunchTemplate").and_then(|l| l.get("LaunchTemplateId")),
+            r.prop("LaunchTemplate")
+                .and_then(|l| l.get("LaunchTemplateId")),
         ];
         for n in refs.into_iter().flatten() {
             if let Some(("Ref", target)) = intrinsic::as_fn(n) {

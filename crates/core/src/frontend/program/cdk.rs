@@ -513,7 +513,13 @@ impl Cdk {
                 seq(
                     vec![
                         scalar("", span),
-                        seq(vec![scalar("kubernetes.io/cluster/", span), self.ref_node(cluster, span)], span),
+                        seq(
+                            vec![
+                                scalar("kubernetes.io/cluster/", span),
+                                self.ref_node(cluster, span),
+                            ],
+                            span,
+                        ),
                     ],
                     span,
                 ),
@@ -1274,7 +1280,14 @@ impl<'m> Host<'m> for Cdk {
             }
             "cdk.aws_ec2.Instance" => {
                 let node = self.add(Kind::Scope, &id, Some(scope));
-                let r = self.resource(node, vec!["Resource".into()], "AWS::EC2::Instance", Vec::new(), cx, span);
+                let r = self.resource(
+                    node,
+                    vec!["Resource".into()],
+                    "AWS::EC2::Instance",
+                    Vec::new(),
+                    cx,
+                    span,
+                );
                 self.nodes[node].kind = Kind::Resource(r);
                 node
             }
@@ -1356,7 +1369,10 @@ impl<'m> Host<'m> for Cdk {
                         let tags = self.owner_tags(handle, span);
                         self.resources[*r].props.push(entry("Tags", tags, span));
                     }
-                    _ => self.gap(span, "the Auto Scaling group joined to the cluster is not known"),
+                    _ => self.gap(
+                        span,
+                        "the Auto Scaling group joined to the cluster is not known",
+                    ),
                 }
                 V::Undefined.at(span)
             }

@@ -285,7 +285,10 @@ fn import_names(body: &[syntax::Stmt]) -> Vec<String> {
 /// `package-dir` in `pyproject.toml` (`pip install -e .`).
 fn python_package_roots(root: &Path) -> Vec<PathBuf> {
     let mut out = vec![root.join("src")];
-    for (file, key) in [("setup.py", "package_dir"), ("pyproject.toml", "package-dir")] {
+    for (file, key) in [
+        ("setup.py", "package_dir"),
+        ("pyproject.toml", "package-dir"),
+    ] {
         let Ok(text) = std::fs::read_to_string(root.join(file)) else {
             continue;
         };
