@@ -178,6 +178,18 @@ fn gitops(c: &mut Criterion) {
     );
 }
 
+/// A TypeScript CDK app of 500 source files: the whole app, and one named
+/// module as pre-commit runs it (read with its app).
+fn cdk_app(c: &mut Criterion) {
+    tree_and_named(
+        c,
+        "cdk_app_500_files",
+        "one_named_module",
+        generated(xtask::generate_cdk_app, 500),
+        "lib/team-9.ts",
+    );
+}
+
 /// One edit to one file of the 10 MB tree, re-checked by a [`fplint::Workspace`].
 fn incremental(c: &mut Criterion) {
     let dir = match tempfile::tempdir() {
@@ -224,5 +236,5 @@ fn incremental(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline, terragrunt, gitops, incremental);
+criterion_group!(benches, pipeline, terragrunt, gitops, cdk_app, incremental);
 criterion_main!(benches);

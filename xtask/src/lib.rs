@@ -1,6 +1,7 @@
 //! A synthetic monorepo for benchmarks: every format fplint reads, with
 //! realistic content and a known number of findings.
 
+pub mod cdk;
 pub mod charts;
 pub mod gitops;
 pub mod parse;
@@ -8,6 +9,7 @@ pub mod readme;
 pub mod schema;
 pub mod terragrunt;
 
+pub use cdk::generate_cdk_app;
 pub use gitops::generate_gitops;
 pub use terragrunt::generate_terragrunt;
 
