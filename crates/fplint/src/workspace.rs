@@ -214,12 +214,14 @@ impl Workspace {
                 assembled::unassigned(&project, sources).notice(&project, self.context.partial),
             );
             notices.sort();
+            let files_scanned =
+                self.files.len() + crate::pipeline::program_files(&project, sources);
             let mut loaded = Loaded {
                 project,
                 sources: sources.clone(),
                 diagnostics,
                 suppressions,
-                files_scanned: self.files.len(),
+                files_scanned,
                 errors: self.walk_errors.clone(),
                 notices,
                 base: self.base.clone(),

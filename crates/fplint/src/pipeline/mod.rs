@@ -284,19 +284,7 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
     // The walk and the plan are not read past here; on a large tree they
     // are megabytes beside the model while clusters are assigned.
     drop(jobs);
-    // A program's source files are read through its `cdk.json`, not walked.
-    let mut program_files: Vec<_> = project
-        .given_files
-        .iter()
-        .filter(|id| {
-            sources
-                .get(**id)
-                .is_some_and(|f| fplint_core::frontend::program::is_source(&f.path))
-        })
-        .collect();
-    program_files.sort();
-    program_files.dedup();
-    let files_scanned = walked.files.len() + program_files.len();
+    let files_scanned = walked.files.len() + program_files(&project, &sources);
     let errors = walked.errors;
     drop(walked.files);
     let (found, unassigned) = finish_project(
@@ -322,6 +310,23 @@ fn load_here(paths: &[PathBuf], opts: &Options, cfg: &Config) -> Loaded {
         notices,
         base,
     }
+}
+
+/// The program source files a run read through their apps' `cdk.json`:
+/// they are not walked, but they were linted.
+pub(crate) fn program_files(project: &fplint_core::model::Project, sources: &Sources) -> usize {
+    let mut ids: Vec<_> = project
+        .given_files
+        .iter()
+        .filter(|id| {
+            sources
+                .get(**id)
+                .is_some_and(|f| fplint_core::frontend::program::is_source(&f.path))
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.len()
 }
 
 /// Walk, model, run the rules, filter and sort: `fplint check`.
