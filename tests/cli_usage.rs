@@ -465,11 +465,11 @@ fn rules_is_a_table_and_json_is_unchanged() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().map(str::trim_end),
-        Some("CODE   NAME                               SEVERITY  FORMATS                                     SUMMARY")
+        Some("CODE   NAME                               SEVERITY  FORMATS                                             SUMMARY")
     );
     assert_eq!(
         lines.next(),
-        Some("FP000  parse-error                        error     eksctl,cloudformation,terraform,kubernetes  A recognised file cannot be parsed")
+        Some("FP000  parse-error                        error     eksctl,cloudformation,terraform,kubernetes,program  A recognised file cannot be parsed")
     );
     assert_eq!(text.lines().count(), fplint_rules::REGISTRY.len() + 1);
     let v = json(&fplint(&["rules", "--format", "json"], d.path()));

@@ -213,7 +213,11 @@ fn toleration_fix_only_where_ordering_cannot_be_written() {
             .collect();
         assert!(!fixes.is_empty(), "{name}: FP002 does not fire");
         for fix in fixes {
-            let want = if name.starts_with("fire_module_release_no_fix_") {
+            // A program's source is the author's to edit.
+            let want = if name.starts_with("fire_module_release_no_fix_")
+                || name.contains("_cdk_py_")
+                || name.contains("_cdk_ts_")
+            {
                 None
             } else if name.starts_with("fire_module_release_") {
                 Some("unsafe")

@@ -78,7 +78,9 @@ fn terraform_fixtures() {
             // Terragrunt trees are read by the CLI's pipeline (tests/fixtures.rs),
             // not as one Terraform folder.
             let terragrunt = name.contains("_tg_");
-            let diags = if terragrunt {
+            // CDK apps are read by the CLI's pipeline too.
+            let program = name.contains("_cdk_py_") || name.contains("_cdk_ts_");
+            let diags = if terragrunt || program {
                 continue;
             } else if p.is_dir() {
                 lint_dir(&p)
