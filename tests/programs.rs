@@ -226,3 +226,45 @@ fn findings_in_a_program_say_how_a_program_orders_its_constructs() {
         "add a dependency on `ClusterfargateprofiledefaultEFC59F14` (`node.addDependency`; Python: `node.add_dependency`) to `Apps` so that the profiles of the cluster are created one after another",
     );
 }
+
+#[test]
+fn a_construct_whose_id_is_not_known_is_still_read() {
+    let d = tmp();
+    app(d.path());
+    write(
+        d.path(),
+        "stacks/platform.py",
+        &STACK.replace(
+            "eks.FargateCluster(self, \"Cluster\",",
+            "eks.FargateCluster(self, f\"{self.node.try_get_context('prefix')}-cluster\",",
+        ),
+    );
+    let (out, _, _) = run(d.path(), &["."]);
+    // The release is named after its construct path, which is not known.
+    assert_eq!(
+        out,
+        "app.py:6:37: FP011 [error] Helm release `Resources.254chartGrafana4A6E9444` installs into namespace `monitoring`, which no Fargate profile of cluster `shop` (stacks/platform.py) selects, and the cluster has no nodes: its pods stay Pending\n"
+    );
+}
+
+#[test]
+fn an_app_that_imports_eks_but_declares_no_cluster_says_so() {
+    let d = tmp();
+    app(d.path());
+    // The entry point leaves the stack out.
+    write(
+        d.path(),
+        "app.py",
+        &APP.replace("Platform(app", "# Platform(app"),
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(d.path())
+        .args(["check", "--no-config", "."])
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let text = stdout(&out);
+    assert!(
+        text.contains("stacks/platform.py:2: the program imports EKS constructs, but fplint found no cluster it declares"),
+        "{text}"
+    );
+}

@@ -102,6 +102,9 @@ pub struct Cdk {
     /// The `context` of `cdk.json`: what `node.tryGetContext` reads unless
     /// the command line says otherwise.
     pub context: Option<Node>,
+    /// The program imports EKS's constructs (or EKS Blueprints): finding
+    /// no cluster in it is then worth saying.
+    uses_eks: std::cell::Cell<Option<Span>>,
 }
 
 impl Cdk {
@@ -196,6 +199,40 @@ impl Cdk {
         let what = what.into();
         if !self.gaps.iter().any(|g| g.span == span && g.what == what) {
             self.gaps.push(Gap { span, what });
+        }
+    }
+
+    /// Note an import of the program, read or not: one of EKS's
+    /// constructs (or EKS Blueprints) makes finding no cluster worth saying.
+    pub fn saw_import(&self, module: &str, span: Span) {
+        let eks = library_path(module).is_some_and(|p| {
+            p == "cdk.aws_eks" || p.starts_with("cdk.aws_eks.") || p.contains("eks-blueprints")
+        });
+        if eks && self.uses_eks.get().is_none() {
+            self.uses_eks.set(Some(span));
+        }
+    }
+
+    /// Say so when the program imports EKS's constructs but declares no
+    /// cluster fplint could read (EKS Blueprints, a cluster behind a
+    /// function of another package, or a stack the entry point leaves out).
+    pub fn note_missing_cluster(&mut self) {
+        let Some(span) = self.uses_eks.get() else {
+            return;
+        };
+        let any = self
+            .nodes
+            .iter()
+            .any(|n| matches!(n.kind, Kind::Cluster(_)))
+            || self
+                .resources
+                .iter()
+                .any(|r| r.ty == "AWS::EKS::Cluster" || r.ty == "AWS::EKS::FargateProfile");
+        if !any {
+            self.gap(
+                span,
+                "the program imports EKS constructs, but fplint found no cluster it declares",
+            );
         }
     }
 
@@ -686,9 +723,14 @@ impl Cdk {
         let release = match opts.get("release") {
             Some(r) => self.to_node(r),
             None => {
-                let id = unique_id(&self.path(node)).to_lowercase();
-                let start = id.len().saturating_sub(53);
-                scalar(id.get(start..).unwrap_or(&id), span)
+                let path = self.path(node);
+                if path.iter().any(|p| p.starts_with(UNKNOWN_ID)) {
+                    unknown_node(span)
+                } else {
+                    let id = unique_id(&path).to_lowercase();
+                    let start = id.len().saturating_sub(53);
+                    scalar(id.get(start..).unwrap_or(&id), span)
+                }
             }
         };
         props.push(entry("Release", release, span));
@@ -1147,15 +1189,23 @@ fn props_arg<'m>(args: &Args<'m>, at: usize) -> Val<'m> {
     }
 }
 
+/// A construct's id; one the program computes in a way fplint does not
+/// gets a stand-in that no real id has (see [`UNKNOWN_ID`]), so the
+/// construct is still read.
 fn id_arg(args: &Args<'_>, at: usize) -> Option<String> {
-    args.positional
-        .get(at)
-        .and_then(|v| v.as_str())
-        .map(str::to_string)
+    let v = args.positional.get(at)?;
+    Some(
+        v.as_str()
+            .map_or_else(|| format!("{UNKNOWN_ID}{}", v.span.start), str::to_string),
+    )
 }
 
+/// Starts the stand-in for an id that is not known: names made from it
+/// (a chart's release) are unknown.
+const UNKNOWN_ID: char = '\u{0}';
+
 impl<'m> Host<'m> for Cdk {
-    fn library_of(&self, module: &str) -> Option<String> {
+    fn library_of(&self, module: &str, _span: Span) -> Option<String> {
         library_path(module)
     }
 
@@ -1842,12 +1892,10 @@ fn entry(key: &str, value: Node, span: Span) -> Entry {
 /// CloudFormation resolves only when deployed, so the template frontend
 /// reads it as unknown.
 pub fn unknown_node(span: Span) -> Node {
+    // Each its own: two values not computed are not the same value.
+    let name = format!("fplint:not-computed@{}", span.start);
     map(
-        vec![entry(
-            "Fn::ImportValue",
-            scalar("fplint:not-computed", span),
-            span,
-        )],
+        vec![entry("Fn::ImportValue", scalar(&name, span), span)],
         span,
     )
 }

@@ -240,9 +240,9 @@ pub trait Host<'m> {
     /// A class of the program extends the library class `path`: its
     /// instance is constructed by `super(args)`. The handle it becomes.
     fn base(&mut self, path: &str, args: Args<'m>, cx: &Cx) -> Option<usize>;
-    /// A value the program stores in a field of an instance that is a
-    /// construct (`this.cluster = …`), or a construct's fields read.
-    fn library_of(&self, module: &str) -> Option<String>;
+    /// The library path a module the program imports names (`span` is the
+    /// import); `None` for a module that is no library the host knows.
+    fn library_of(&self, module: &str, span: Span) -> Option<String>;
 }
 
 /// One module of the program, lowered, with how its imports resolve.
@@ -563,7 +563,7 @@ impl<'m, 'h> Evaluator<'m, 'h> {
                 }
             }
             None => {
-                let lib = self.host.library_of(from);
+                let lib = self.host.library_of(from, span);
                 for n in names {
                     let (local, path) = match n {
                         Imported::Namespace { local } | Imported::Default { local } => {

@@ -106,25 +106,38 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
             return out;
         }
     };
-    let mut host = cdk::Cdk::default();
-    host.context = parsed
+    let context = parsed
         .documents
         .first()
         .and_then(|d| d.get("context"))
         .cloned();
-    {
-        let mut ev = eval::Evaluator::new(&modules.loaded, &mut host);
-        ev.run(0);
-        if ev.exhausted {
-            let span = Span::new(modules.files[0].id, 0, 0);
-            drop(ev);
+    let entry_file = modules.files.first().map(|f| f.id);
+    // The evaluator recurses as deep as the program nests.
+    let (templates, gaps) = crate::stack::with_large_stack(|| {
+        let mut host = cdk::Cdk::default();
+        host.context = context;
+        for m in &modules.loaded {
+            for s in &m.module.body {
+                if let syntax::Stmt::Import { from, span, .. } = s {
+                    host.saw_import(from, *span);
+                }
+            }
+        }
+        let exhausted = {
+            let mut ev = eval::Evaluator::new(&modules.loaded, &mut host);
+            ev.run(0);
+            ev.exhausted
+        };
+        if let (true, Some(file)) = (exhausted, entry_file) {
             host.gaps.push(cdk::Gap {
-                span,
+                span: Span::new(file, 0, 0),
                 what: "the program takes more steps than fplint follows".into(),
             });
         }
-    }
-    for stack in host.templates() {
+        host.note_missing_cluster();
+        (host.templates(), host.gaps)
+    });
+    for stack in templates {
         super::cloudformation::load(config, &stack.template, &mut out.unit);
     }
     for c in &mut out.unit.clusters {
@@ -132,7 +145,7 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
     }
     out.unit.given_files = modules.files.iter().map(|f| f.id).collect();
     out.unit.given_files.push(config.id);
-    out.gaps = host.gaps.into_iter().map(|g| (g.span, g.what)).collect();
+    out.gaps = gaps.into_iter().map(|g| (g.span, g.what)).collect();
     out
 }
 
