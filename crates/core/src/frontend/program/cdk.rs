@@ -239,6 +239,7 @@ impl Cdk {
     /// The templates, one per stack, in the order the stacks were made.
     pub fn templates(&self) -> Vec<Stack> {
         let mut out = Vec::new();
+        let order = self.preorder();
         for (n, node) in self.nodes.iter().enumerate() {
             if !matches!(node.kind, Kind::Stack) {
                 continue;
@@ -247,7 +248,6 @@ impl Cdk {
             let Some(span) = span else { continue };
             let mut resources = Vec::new();
             let mut conditions = Vec::new();
-            let order = self.preorder();
             let mut ours: Vec<&Resource> = self.resources.iter().filter(|r| r.stack == n).collect();
             ours.sort_by_key(|r| order.get(r.node).copied().unwrap_or(usize::MAX));
             for r in ours {
@@ -758,18 +758,15 @@ impl Cdk {
             None if opts.open => props.push(entry("Namespace", unknown_node(span), span)),
             None => props.push(entry("Namespace", scalar("default", span), span)),
         }
-        let r = self.resource(
+        self.on_cluster(
             node,
-            vec!["Resource".into()],
+            cluster,
+            &info,
             "Custom::AWSCDK-EKS-HelmChart",
             props,
             cx,
             span,
-        );
-        self.resources[r].depends.push(info.barrier);
-        self.join_cluster_stack(r, cluster);
-        self.nodes[node].kind = Kind::Resource(r);
-        node
+        )
     }
 
     fn manifest(
@@ -789,18 +786,15 @@ impl Cdk {
             entry("Manifest", objects, span),
             entry("ClusterName", self.ref_node(cluster, span), span),
         ];
-        let r = self.resource(
+        self.on_cluster(
             node,
-            vec!["Resource".into()],
+            cluster,
+            &info,
             "Custom::AWSCDK-EKS-KubernetesResource",
             props,
             cx,
             span,
-        );
-        self.resources[r].depends.push(info.barrier);
-        self.join_cluster_stack(r, cluster);
-        self.nodes[node].kind = Kind::Resource(r);
-        node
+        )
     }
 
     fn patch(
@@ -839,18 +833,15 @@ impl Cdk {
             None => props.push(entry("ApplyPatchJson", unknown_node(span), span)),
         }
         props.push(entry("ClusterName", self.ref_node(cluster, span), span));
-        let r = self.resource(
+        self.on_cluster(
             node,
-            vec!["Resource".into()],
+            cluster,
+            &info,
             "Custom::AWSCDK-EKS-KubernetesPatch",
             props,
             cx,
             span,
-        );
-        self.resources[r].depends.push(info.barrier);
-        self.join_cluster_stack(r, cluster);
-        self.nodes[node].kind = Kind::Resource(r);
-        node
+        )
     }
 
     fn nodegroup(
@@ -976,6 +967,27 @@ impl Cdk {
         );
         self.resources[r].depends.push(info.barrier);
         self.join_cluster_stack(r, cluster);
+    }
+
+    /// The one resource of a construct that acts on `cluster` through
+    /// kubectl (a chart, manifest or patch): it waits for the cluster's
+    /// `KubectlReadyBarrier`, and goes where the cluster's stack is.
+    #[allow(clippy::too_many_arguments)]
+    fn on_cluster(
+        &mut self,
+        node: usize,
+        cluster: usize,
+        info: &ClusterInfo,
+        ty: &'static str,
+        props: Vec<Entry>,
+        cx: &Cx,
+        span: Span,
+    ) -> usize {
+        let r = self.resource(node, vec!["Resource".into()], ty, props, cx, span);
+        self.resources[r].depends.push(info.barrier);
+        self.join_cluster_stack(r, cluster);
+        self.nodes[node].kind = Kind::Resource(r);
+        node
     }
 
     /// Each construct's place in the tree's depth-first order, children in

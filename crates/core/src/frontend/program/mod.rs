@@ -27,6 +27,35 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The FP000 for nesting deeper than `limits.max_depth`, at `span`: the
+/// same in every reader.
+fn too_deep(limits: &Limits, span: Span) -> Diagnostic {
+    let message = format!(
+        "nesting deeper than {} levels (limits.max-depth)",
+        limits.max_depth
+    );
+    let help = super::parse_help(&message, "");
+    Diagnostic::parse_error(message, span)
+        .with_label("here")
+        .with_help(help)
+}
+
+/// Text alone is a string; text with expressions a template.
+fn template_or_str(parts: Vec<syntax::TemplatePart>) -> syntax::ExprKind {
+    use syntax::{ExprKind, TemplatePart};
+    if parts.iter().all(|p| matches!(p, TemplatePart::Text(_))) {
+        let mut s = String::new();
+        for p in parts {
+            if let TemplatePart::Text(t) = p {
+                s.push_str(&t);
+            }
+        }
+        ExprKind::Str(s)
+    } else {
+        ExprKind::Template(parts)
+    }
+}
+
 /// Whether a path names a program source file (TypeScript, JavaScript or
 /// Python), which is read through its program, never walked.
 pub fn is_source(path: &str) -> bool {

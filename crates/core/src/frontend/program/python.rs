@@ -61,16 +61,7 @@ fn parse_here(text: &str, file: FileId, limits: &Limits) -> Parsed {
     };
     out.module.body = lower.block(root, true);
     if let Some(span) = lower.too_deep {
-        let message = format!(
-            "nesting deeper than {} levels (limits.max-depth)",
-            limits.max_depth
-        );
-        let help = crate::frontend::parse_help(&message, "");
-        out.diagnostics.push(
-            Diagnostic::parse_error(message, span)
-                .with_label("here")
-                .with_help(help),
-        );
+        out.diagnostics.push(super::too_deep(limits, span));
     }
     out
 }
@@ -727,7 +718,7 @@ impl Lower<'_> {
                         }
                     }
                 }
-                template_or_str(parts)
+                super::template_or_str(parts)
             }
             "integer" | "float" => ExprKind::Num(self.src(node).to_string()),
             "true" => ExprKind::Bool(true),
@@ -990,7 +981,7 @@ impl Lower<'_> {
             let text = self.text.get(at..end).unwrap_or("");
             parts.push(TemplatePart::Text(unescape(text, raw, format)));
         }
-        template_or_str(parts)
+        super::template_or_str(parts)
     }
 }
 
@@ -1037,21 +1028,6 @@ pub fn keyword_props(args: &[Arg], span: Span) -> Option<Expr> {
         kind: ExprKind::Object(props),
         span,
     })
-}
-
-/// Text alone is a string; text with expressions a template.
-fn template_or_str(parts: Vec<TemplatePart>) -> ExprKind {
-    if parts.iter().all(|p| matches!(p, TemplatePart::Text(_))) {
-        let mut s = String::new();
-        for p in parts {
-            if let TemplatePart::Text(t) = p {
-                s.push_str(&t);
-            }
-        }
-        ExprKind::Str(s)
-    } else {
-        ExprKind::Template(parts)
-    }
 }
 
 /// Python's escapes (`\n`, `\x41`, `\u00e9`, `\N{…}` kept as written), and

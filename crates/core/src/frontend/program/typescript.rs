@@ -65,23 +65,12 @@ fn source_type(path: &str) -> SourceType {
     }
 }
 
-fn too_deep(limits: &Limits, span: Span) -> Diagnostic {
-    let message = format!(
-        "nesting deeper than {} levels (limits.max-depth)",
-        limits.max_depth
-    );
-    let help = crate::frontend::parse_help(&message, "");
-    Diagnostic::parse_error(message, span)
-        .with_label("here")
-        .with_help(help)
-}
-
 fn parse_here(text: &str, file: FileId, path: &str, limits: &Limits) -> Parsed {
     let mut out = Parsed::default();
     let st = source_type(path);
     if let Some(at) = nesting_exceeds(text, PARSER_DEPTH.max(limits.max_depth)) {
         let span = Span::new(file, at, (at + 1).min(text.len()));
-        out.diagnostics.push(too_deep(limits, span));
+        out.diagnostics.push(super::too_deep(limits, span));
         return out;
     }
     let options = ParseOptions {
@@ -154,7 +143,7 @@ fn parse_here(text: &str, file: FileId, path: &str, limits: &Limits) -> Parsed {
         }
     }
     if let Some(span) = lower.too_deep {
-        out.diagnostics.push(too_deep(limits, span));
+        out.diagnostics.push(super::too_deep(limits, span));
     }
     out
 }
@@ -1460,17 +1449,7 @@ impl Lower<'_> {
                 parts.push(TemplatePart::Expr(self.expr(e)));
             }
         }
-        if parts.iter().all(|p| matches!(p, TemplatePart::Text(_))) {
-            let mut s = String::new();
-            for p in parts {
-                if let TemplatePart::Text(t) = p {
-                    s.push_str(&t);
-                }
-            }
-            ExprKind::Str(s)
-        } else {
-            ExprKind::Template(parts)
-        }
+        super::template_or_str(parts)
     }
 }
 
