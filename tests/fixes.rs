@@ -217,6 +217,7 @@ fn toleration_fix_only_where_ordering_cannot_be_written() {
             let want = if name.starts_with("fire_module_release_no_fix_")
                 || name.contains("_cdk_py_")
                 || name.contains("_cdk_ts_")
+                || name.contains("_pulumi_")
             {
                 None
             } else if name.starts_with("fire_module_release_") {

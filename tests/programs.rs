@@ -1,4 +1,4 @@
-//! CDK apps read as source, through the real binary: a run on the app, a
+//! CDK apps and Pulumi projects read as source, through the real binary: a run on the app, a
 //! source file named alone (pre-commit), a committed `cdk.out`, and the
 //! notes that keep a partly read program from passing silently.
 
@@ -46,6 +46,15 @@ fn app(dir: &Path) {
     write(dir, "stacks/platform.py", STACK);
 }
 
+/// The binary's output for `args`, run in `dir`.
+fn fplint(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run fplint: {e}"))
+}
+
 fn run(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
         .current_dir(dir)
@@ -90,14 +99,10 @@ fn a_source_file_outside_any_app_is_skipped_with_a_note() {
     let d = tmp();
     let _ = std::fs::create_dir_all(d.path().join(".git"));
     write(d.path(), "tool.py", "print('hello')\n");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
-        .current_dir(d.path())
-        .args(["check", "--no-config", "tool.py"])
-        .output()
-        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let out = fplint(d.path(), &["check", "--no-config", "tool.py"]);
     let text = stdout(&out);
     assert!(
-        text.contains("tool.py: not part of a CDK app: no `cdk.json` in its folder or above it"),
+        text.contains("tool.py: not part of a CDK app or Pulumi project: no `cdk.json` or `Pulumi.yaml` in its folder or above it"),
         "{text}"
     );
 }
@@ -130,11 +135,7 @@ fn what_the_program_does_that_is_not_followed_is_said_once() {
     );
     let (out, _, _) = run(d.path(), &["."]);
     assert!(out.contains("FP011"), "{out}");
-    let human = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
-        .current_dir(d.path())
-        .args(["check", "--no-config", "."])
-        .output()
-        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let human = fplint(d.path(), &["check", "--no-config", "."]);
     let text = stdout(&human);
     assert!(
         text.contains("note: cdk.json: part of the program was not followed, so no check ran on it: stacks/platform.py:9: a Helm chart's cluster is not known"),
@@ -147,11 +148,7 @@ fn an_app_without_an_entry_point_says_so() {
     let d = tmp();
     let _ = std::fs::create_dir_all(d.path().join(".git"));
     write(d.path(), "cdk.json", "{\"app\": \"make synth\"}\n");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
-        .current_dir(d.path())
-        .args(["check", "--no-config", "."])
-        .output()
-        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let out = fplint(d.path(), &["check", "--no-config", "."]);
     let text = stdout(&out);
     assert!(
         text.contains("note: cdk.json: program not read: the entry point of `make synth` is not a TypeScript, JavaScript or Python file of the app"),
@@ -192,11 +189,7 @@ fn findings_in_a_program_say_how_a_program_orders_its_constructs() {
         &APP.replace(", namespace=\"monitoring\"", ""),
     );
     write(d.path(), "stacks/platform.py", UNORDERED);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
-        .current_dir(d.path())
-        .args(["check", "--no-config", "--format", "json", "."])
-        .output()
-        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let out = fplint(d.path(), &["check", "--no-config", "--format", "json", "."]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     let helps: Vec<(String, String)> = v["diagnostics"]
         .as_array()
@@ -257,14 +250,85 @@ fn an_app_that_imports_eks_but_declares_no_cluster_says_so() {
         "app.py",
         &APP.replace("Platform(app", "# Platform(app"),
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fplint"))
-        .current_dir(d.path())
-        .args(["check", "--no-config", "."])
-        .output()
-        .unwrap_or_else(|e| panic!("run fplint: {e}"));
+    let out = fplint(d.path(), &["check", "--no-config", "."]);
     let text = stdout(&out);
     assert!(
         text.contains("stacks/platform.py:2: the program imports EKS constructs, but fplint found no cluster it declares"),
+        "{text}"
+    );
+}
+
+/// A Pulumi project in TypeScript: the entry point imports the cluster
+/// from a module of its own and deploys into a namespace no profile selects.
+const PULUMI_INDEX: &str = r#"import * as k8s from "@pulumi/kubernetes";
+import { cluster } from "./cluster";
+
+new k8s.helm.v3.Release(
+  "grafana",
+  { chart: "grafana", namespace: "monitoring", repositoryOpts: { repo: "https://grafana.github.io/helm-charts" } },
+  { provider: cluster.provider },
+);
+"#;
+
+const PULUMI_CLUSTER: &str = r#"import * as eks from "@pulumi/eks";
+
+export const cluster = new eks.Cluster("shop", { fargate: true });
+"#;
+
+fn pulumi(dir: &Path) {
+    let _ = std::fs::create_dir_all(dir.join(".git"));
+    write(dir, "Pulumi.yaml", "name: shop\nruntime: nodejs\n");
+    write(dir, "index.ts", PULUMI_INDEX);
+    write(dir, "cluster.ts", PULUMI_CLUSTER);
+}
+
+#[test]
+fn a_pulumi_project_is_read_from_its_entry_point() {
+    let d = tmp();
+    pulumi(d.path());
+    let (text, _, code) = run(d.path(), &["."]);
+    assert_eq!(
+        text,
+        "index.ts:6:34: FP011 [error] Helm release `grafana-*` installs into namespace `monitoring`, which no Fargate profile of cluster `Ref:shop-eksCluster` (cluster.ts) selects, and the cluster has no nodes: its pods stay Pending\n"
+    );
+    assert_eq!(code, Some(1));
+    // Named alone (pre-commit), the module that declares the cluster is
+    // context: the release's finding belongs to `index.ts`.
+    let (text, _, code) = run(d.path(), &["cluster.ts"]);
+    assert_eq!(text, "", "{text}");
+    assert_eq!(code, Some(0));
+    let (text, _, _) = run(d.path(), &["index.ts"]);
+    assert!(text.starts_with("index.ts:6:34: FP011 "), "{text}");
+}
+
+#[test]
+fn a_pulumi_project_in_a_runtime_not_read_says_so() {
+    let d = tmp();
+    let _ = std::fs::create_dir_all(d.path().join(".git"));
+    write(d.path(), "Pulumi.yaml", "name: shop\nruntime: go\n");
+    write(d.path(), "main.go", "package main\n");
+    let out = fplint(d.path(), &["check", "--no-config", "."]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("note: Pulumi.yaml: program not read: the runtime `go` is not read (fplint reads `nodejs` and `python` programs)"),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_pulumi_workload_on_the_default_provider_is_named_in_a_note() {
+    let d = tmp();
+    pulumi(d.path());
+    write(
+        d.path(),
+        "index.ts",
+        "import * as k8s from \"@pulumi/kubernetes\";\n\nnew k8s.core.v1.Namespace(\"jobs\");\n",
+    );
+    let out = fplint(d.path(), &["check", "--no-config", "."]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("note: Pulumi.yaml: part of the program was not followed, so no check ran on it: index.ts:3: a Kubernetes resource uses the default provider: its cluster is not known"),
         "{text}"
     );
 }

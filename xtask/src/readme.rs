@@ -16,7 +16,7 @@ fn format_name(f: Format) -> &'static str {
         Format::CloudFormation => "CloudFormation",
         Format::Terraform => "Terraform",
         Format::Kubernetes => "Kubernetes",
-        Format::Program => "CDK app",
+        Format::Program => "CDK or Pulumi program",
     }
 }
 

@@ -25,9 +25,10 @@ fn the_table_shows_every_severity_and_partial_format() {
             .unwrap_or_else(|| panic!("no row for {code}"))
             .to_string()
     };
-    assert!(row("FP015").ends_with("| warning / error / info | Kubernetes, Terraform, CDK app |"));
+    assert!(row("FP015")
+        .ends_with("| warning / error / info | Kubernetes, Terraform, CDK or Pulumi program |"));
     assert!(row("FP003").ends_with(
-        "| error | CloudFormation, Terraform (`awscc_eks_fargate_profile` only), CDK app |"
+        "| error | CloudFormation, Terraform (`awscc_eks_fargate_profile` only), CDK or Pulumi program |"
     ));
     // A stale table is found: drop one severity from a row.
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))

@@ -127,6 +127,8 @@ pub enum Provisioner {
     /// An AWS CDK app read as source (what it declares is the
     /// CloudFormation `cdk synth` writes).
     Cdk,
+    /// A Pulumi program read as source.
+    Pulumi,
 }
 
 impl Provisioner {
@@ -137,6 +139,7 @@ impl Provisioner {
             Provisioner::CloudFormation => "cloudformation",
             Provisioner::Terraform => "terraform",
             Provisioner::Cdk => "cdk",
+            Provisioner::Pulumi => "pulumi",
         }
     }
 }

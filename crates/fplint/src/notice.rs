@@ -65,9 +65,14 @@ pub fn program(
 ) -> Option<Notice> {
     let file = fplint_core::sources::display_path(&c.path);
     if let Some(why) = no_entry {
+        let cdk = file.ends_with("cdk.json");
         return Some(
             Notice::new(NoticeKind::NotFollowed, Some(file), format!("program not read: {why}"))
-                .with_help("name the entry point in `cdk.json`'s `app` command, e.g. `npx ts-node bin/app.ts` or `python3 app.py`"),
+                .with_help(if cdk {
+                    "name the entry point in `cdk.json`'s `app` command, e.g. `npx ts-node bin/app.ts` or `python3 app.py`"
+                } else {
+                    "name the entry point in `Pulumi.yaml`'s `main`, or add the runtime's default (`index.ts`, `__main__.py`)"
+                }),
         );
     }
     if gaps.is_empty() {

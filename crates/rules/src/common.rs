@@ -429,7 +429,7 @@ pub fn add_dependency_fix(
             format!("add `{on}` to `depends_on` of `{}`", node.name)
         }
         // A program's source is the author's to edit.
-        Provisioner::Cdk => return None,
+        Provisioner::Cdk | Provisioner::Pulumi => return None,
         _ => format!("add `DependsOn: {on}` to `{}`", node.name),
     };
     Some(fplint_core::Fix::safe(

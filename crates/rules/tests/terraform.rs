@@ -79,7 +79,8 @@ fn terraform_fixtures() {
             // not as one Terraform folder.
             let terragrunt = name.contains("_tg_");
             // CDK apps are read by the CLI's pipeline too.
-            let program = name.contains("_cdk_py_") || name.contains("_cdk_ts_");
+            let program =
+                name.contains("_cdk_py_") || name.contains("_cdk_ts_") || name.contains("_pulumi_");
             let diags = if terragrunt || program {
                 continue;
             } else if p.is_dir() {

@@ -125,11 +125,12 @@ pub(crate) static CHART: Input = Input {
     one_text: None,
 };
 
-/// An infrastructure program read as source, by its `cdk.json`: the app
-/// its `app` command runs and the program's own modules it imports.
+/// An infrastructure program read as source, by its project file (a CDK
+/// app's `cdk.json`, a Pulumi project's `Pulumi.yaml`): the entry point it
+/// names and the program's own modules it imports.
 pub(crate) static PROGRAM: Input = Input {
     recognises: |p| {
-        p.file_name().is_some_and(|n| n == "cdk.json")
+        fplint_core::frontend::program::is_project_file(p)
             || p.to_str()
                 .is_some_and(fplint_core::frontend::program::is_source)
     },
@@ -290,11 +291,14 @@ fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, O
     };
     // A source file named alone (pre-commit) is read as part of its app;
     // findings elsewhere in the app are context.
-    let source = named.path.ends_with("cdk.json").then_some(()).is_none();
+    let source =
+        !fplint_core::frontend::program::is_project_file(std::path::Path::new(&named.path));
     let f = if source {
         let config = c.path.ancestors().skip(1).take(16).find_map(|d| {
-            let json = d.join("cdk.json");
-            json.is_file().then_some(json)
+            ["cdk.json", "Pulumi.yaml", "Pulumi.yml"]
+                .iter()
+                .map(|n| d.join(n))
+                .find(|p| p.is_file())
         });
         match config.map(|p| sources.load(&p)) {
             Some(Ok(f)) => f,
@@ -303,7 +307,7 @@ fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, O
                 let notice = Notice::new(
                     crate::notice::NoticeKind::Skipped,
                     Some(shown),
-                    "not part of a CDK app: no `cdk.json` in its folder or above it",
+                    "not part of a CDK app or Pulumi project: no `cdk.json` or `Pulumi.yaml` in its folder or above it",
                 );
                 return (UnitOutput::default(), Some(notice));
             }
@@ -313,7 +317,7 @@ fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, O
     };
     let mut program = None;
     let mut unit = guarded(c, sources, || {
-        let p = fplint_core::frontend::program::load_cdk_app(&f, sources, limits);
+        let p = fplint_core::frontend::program::load_program(&f, sources, limits);
         let unit = std::mem::take(&mut { p.unit });
         program = Some((p.gaps, p.no_entry));
         unit

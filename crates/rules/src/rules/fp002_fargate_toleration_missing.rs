@@ -130,6 +130,7 @@ fn check_release(ctx: &Context<'_>, cluster: &Cluster, rel: &HelmRelease) -> Opt
             match cluster.provisioner {
                 Provisioner::CloudFormation => format!("`DependsOn: {target}`"),
                 Provisioner::Cdk => format!("a dependency on `{target}` (`node.addDependency`; Python: `node.add_dependency`)"),
+                Provisioner::Pulumi => format!("the profile `{target}` to the release's `dependsOn` (Python: `depends_on`)"),
                 _ => format!("`depends_on = [{target}]`"),
             }
         ))

@@ -125,6 +125,9 @@ fn check_cluster(project: &Project, cluster: &Cluster, out: &mut Vec<Diagnostic>
             Provisioner::Cdk => format!(
                 "a dependency on `{nearest_name}` (`node.addDependency`; Python: `node.add_dependency`)"
             ),
+            Provisioner::Pulumi => {
+                format!("`{nearest_name}` in its `dependsOn` (Python: `depends_on`)")
+            }
             _ => format!("`DependsOn: {nearest_name}`"),
         };
         let mut help = match (top_module(&later_name), top_module(&nearest_name)) {

@@ -71,6 +71,7 @@ fn check_self_managed(
     };
     let help = match cluster.provisioner {
         Provisioner::Cdk => "set `coreDnsComputeType: eks.CoreDnsComputeType.FARGATE` on the cluster (Python: `core_dns_compute_type`), or use `FargateCluster`, which patches CoreDNS itself",
+        Provisioner::Pulumi => "declare the CoreDNS add-on: `aws.eks.Addon` with `addonName: \"coredns\"` and `configurationValues: JSON.stringify({ computeType: \"Fargate\" })`, with the `kube-system` profile in its `dependsOn` (or create the cluster with `@pulumi/eks` and `fargate`, which does both)",
         Provisioner::CloudFormation => "declare the CoreDNS add-on: an `AWS::EKS::Addon` with `AddonName: coredns` and `ConfigurationValues: '{\"computeType\": \"Fargate\"}'`, created after the `kube-system` profile",
         _ => "declare the CoreDNS add-on: `aws_eks_addon` with `addon_name = \"coredns\"` and `configuration_values = jsonencode({ computeType = \"Fargate\" })` (terraform-aws-eks: `coredns = { configuration_values = ... }` in its add-ons), created after the `kube-system` profile",
     };

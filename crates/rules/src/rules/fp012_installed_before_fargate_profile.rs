@@ -185,6 +185,9 @@ fn finding(
                 "add `DependsOn: {target}` so that its pods are created once the profile is ACTIVE"
             )
         }
+        Provisioner::Pulumi => format!(
+            "add the profile `{target}` to its `dependsOn` (Python: `depends_on`) so that its pods are created once the profile is ACTIVE"
+        ),
         _ => format!(
             "add `depends_on = [{target}]` so that its pods are created once the profile is ACTIVE"
         ),

@@ -246,76 +246,28 @@ impl Cdk {
             }
             let span = self.resources.iter().find(|r| r.stack == n).map(|r| r.span);
             let Some(span) = span else { continue };
-            let mut resources = Vec::new();
-            let mut conditions = Vec::new();
             let mut ours: Vec<&Resource> = self.resources.iter().filter(|r| r.stack == n).collect();
             ours.sort_by_key(|r| order.get(r.node).copied().unwrap_or(usize::MAX));
-            for r in ours {
-                let mut body = vec![entry("Type", scalar(r.ty, r.span), r.span)];
-                if !r.props.is_empty() {
-                    body.push(entry("Properties", map(r.props.clone(), r.span), r.span));
-                }
-                let deps: Vec<Node> = r
-                    .depends
-                    .iter()
-                    .filter_map(|d| self.resources.get(*d))
-                    .filter(|d| d.stack == n)
-                    .map(|d| scalar(&d.logical, r.span))
-                    .collect();
-                if !deps.is_empty() {
-                    body.push(entry("DependsOn", seq(deps, r.span), r.span));
-                }
-                if let Some(&(id, otherwise)) = r.conditions.last() {
-                    let name = condition_name(id, otherwise);
-                    if !conditions.iter().any(|(c, _): &(String, bool)| *c == name) {
-                        conditions.push((name.clone(), otherwise));
-                    }
-                    body.push(entry("Condition", scalar(&name, r.span), r.span));
-                }
-                resources.push(Entry {
-                    key: scalar(&r.logical, r.span),
-                    value: map(body, r.span),
-                });
-            }
-            let mut top = Vec::new();
-            if !conditions.is_empty() {
-                let mut defs = Vec::new();
-                for (name, otherwise) in &conditions {
-                    // `Cn` is not known here; `CnElse` is its negation.
-                    let def = if *otherwise {
-                        let base = name.trim_end_matches("Else");
-                        map(
-                            vec![entry(
-                                "Fn::Not",
-                                seq(
-                                    vec![map(
-                                        vec![entry("Condition", scalar(base, span), span)],
-                                        span,
-                                    )],
-                                    span,
-                                ),
-                                span,
-                            )],
-                            span,
-                        )
-                    } else {
-                        unknown_node(span)
-                    };
-                    defs.push(entry(name, def, span));
-                }
-                // A negation needs what it negates.
-                for (name, otherwise) in &conditions {
-                    let base = name.trim_end_matches("Else");
-                    if *otherwise && !conditions.iter().any(|(c, _)| c == base) {
-                        defs.push(entry(base, unknown_node(span), span));
-                    }
-                }
-                top.push(entry("Conditions", map(defs, span), span));
-            }
-            top.push(entry("Resources", map(resources, span), span));
+            let written = ours
+                .into_iter()
+                .map(|r| Written {
+                    logical: &r.logical,
+                    ty: r.ty,
+                    props: &r.props,
+                    depends: r
+                        .depends
+                        .iter()
+                        .filter_map(|d| self.resources.get(*d))
+                        .filter(|d| d.stack == n)
+                        .map(|d| d.logical.as_str())
+                        .collect(),
+                    condition: r.conditions.last().copied(),
+                    span: r.span,
+                })
+                .collect();
             out.push(Stack {
                 id: node.id.clone(),
-                template: map(top, span),
+                template: template_of(written, span),
             });
         }
         out
@@ -544,37 +496,7 @@ impl Cdk {
 
     /// The tag CDK gives the nodes it joins to `cluster`.
     fn owner_tags(&self, cluster: usize, span: Span) -> Node {
-        let key = map(
-            vec![entry(
-                "Fn::Join",
-                seq(
-                    vec![
-                        scalar("", span),
-                        seq(
-                            vec![
-                                scalar("kubernetes.io/cluster/", span),
-                                self.ref_node(cluster, span),
-                            ],
-                            span,
-                        ),
-                    ],
-                    span,
-                ),
-                span,
-            )],
-            span,
-        );
-        seq(
-            vec![map(
-                vec![
-                    entry("Key", key, span),
-                    entry("PropagateAtLaunch", scalar_plain("true", span), span),
-                    entry("Value", scalar("owned", span), span),
-                ],
-                span,
-            )],
-            span,
-        )
+        owner_tags(self.ref_node(cluster, span), span)
     }
 
     fn cluster_info(&self, cluster: usize) -> Option<ClusterInfo> {
@@ -1047,79 +969,107 @@ impl Cdk {
     }
 
     fn to_node_depth(&self, v: &Val<'_>, depth: usize) -> Node {
-        let span = v.span;
-        if depth > 128 {
-            return unknown_node(span);
+        value_node(
+            v,
+            depth,
+            &|h, span| match self.nodes.get(h).map(|n| &n.kind) {
+                Some(Kind::Ref(r, None)) => self
+                    .resources
+                    .get(*r)
+                    .map(|res| map(vec![entry("Ref", scalar(&res.logical, span), span)], span)),
+                _ => None,
+            },
+        )
+    }
+}
+
+/// Whether `n` is `ancestor` or inside it, by `parent`.
+pub(super) fn is_below(
+    mut n: usize,
+    ancestor: usize,
+    parent: impl Fn(usize) -> Option<usize>,
+) -> bool {
+    for _ in 0..256 {
+        if n == ancestor {
+            return true;
         }
-        match &v.kind {
-            V::Str(s) => scalar(s, span),
-            V::Num(n, written) => scalar_plain(
-                written
-                    .as_deref()
-                    .map_or_else(|| number_text(*n), str::to_string)
-                    .as_str(),
+        match parent(n) {
+            Some(p) => n = p,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// A value as a template node: a handle as `handle` writes it; what is not
+/// known (an open object, a value not computed) is unknown.
+pub(super) fn value_node(
+    v: &Val<'_>,
+    depth: usize,
+    handle: &dyn Fn(usize, Span) -> Option<Node>,
+) -> Node {
+    let span = v.span;
+    if depth > 128 {
+        return unknown_node(span);
+    }
+    match &v.kind {
+        V::Str(s) => scalar(s, span),
+        V::Num(n, written) => scalar_plain(
+            written
+                .as_deref()
+                .map_or_else(|| number_text(*n), str::to_string)
+                .as_str(),
+            span,
+        ),
+        V::Bool(b) => scalar_plain(if *b { "true" } else { "false" }, span),
+        V::Null => scalar_plain("null", span),
+        V::Array(a) => {
+            let a = a.borrow();
+            if a.open {
+                return unknown_node(span);
+            }
+            let items = a.items.iter();
+            seq(
+                items.map(|x| value_node(x, depth + 1, handle)).collect(),
                 span,
-            ),
-            V::Bool(b) => scalar_plain(if *b { "true" } else { "false" }, span),
-            V::Null => scalar_plain("null", span),
-            V::Array(a) => {
-                let a = a.borrow();
-                if a.open {
-                    return unknown_node(span);
-                }
-                seq(
-                    a.items
-                        .iter()
-                        .map(|x| self.to_node_depth(x, depth + 1))
-                        .collect(),
-                    span,
-                )
-            }
-            V::Object(o) => {
-                let o = o.borrow();
-                if o.open {
-                    return unknown_node(span);
-                }
-                map(
-                    o.entries
-                        .iter()
-                        .filter(|(_, _, x)| !matches!(x.kind, V::Undefined))
-                        .map(|(k, ks, x)| Entry {
-                            key: scalar(k, *ks),
-                            value: self.to_node_depth(x, depth + 1),
-                        })
-                        .collect(),
-                    span,
-                )
-            }
-            V::Handle(h) => match self.nodes.get(*h).map(|n| &n.kind) {
-                Some(Kind::Ref(r, None)) => match self.resources.get(*r) {
-                    Some(res) => map(vec![entry("Ref", scalar(&res.logical, span), span)], span),
-                    None => unknown_node(span),
-                },
-                _ => unknown_node(span),
-            },
-            V::Lib(p) => match enum_text(p) {
-                Some(t) => scalar(&t, span),
-                None => unknown_node(span),
-            },
-            _ => unknown_node(span),
+            )
         }
+        V::Object(o) => {
+            let o = o.borrow();
+            if o.open {
+                return unknown_node(span);
+            }
+            let entries = o
+                .entries
+                .iter()
+                .filter(|(_, _, x)| !matches!(x.kind, V::Undefined))
+                .map(|(k, ks, x)| Entry {
+                    key: scalar(k, *ks),
+                    value: value_node(x, depth + 1, handle),
+                });
+            map(entries.collect(), span)
+        }
+        V::Handle(h) => handle(*h, span).unwrap_or_else(|| unknown_node(span)),
+        V::Lib(p) => match enum_text(p) {
+            Some(t) => scalar(&t, span),
+            None => unknown_node(span),
+        },
+        _ => unknown_node(span),
     }
 }
 
 /// A construct's props: the object passed (TypeScript) or the keyword
 /// arguments (Python), keys looked up in both spellings.
-struct Props<'a, 'm> {
+pub(super) struct Props<'a, 'm> {
     obj: Option<std::cell::Ref<'a, Object<'m>>>,
-    open: bool,
-    default_selectors: bool,
+    pub(super) open: bool,
+    pub(super) default_selectors: bool,
     owned: Option<Object<'m>>,
     span: Span,
 }
 
 impl<'a, 'm> Props<'a, 'm> {
-    fn of(v: &'a Val<'m>) -> Props<'a, 'm> {
+    pub(super) fn of(v: &'a Val<'m>) -> Props<'a, 'm> {
         match &v.kind {
             V::Object(o) => {
                 let b = o.borrow();
@@ -1143,7 +1093,7 @@ impl<'a, 'm> Props<'a, 'm> {
         }
     }
 
-    fn empty(span: Span) -> Props<'a, 'm> {
+    pub(super) fn empty(span: Span) -> Props<'a, 'm> {
         Props {
             obj: None,
             open: false,
@@ -1165,7 +1115,7 @@ impl<'a, 'm> Props<'a, 'm> {
 
     /// The prop, by its camel-case name or its Python spelling; `None` when
     /// absent (or unknown: check `open`).
-    fn get(&self, key: &str) -> Option<&Val<'m>> {
+    pub(super) fn get(&self, key: &str) -> Option<&Val<'m>> {
         let obj = self.obj.as_deref().or(self.owned.as_ref())?;
         let v = obj.get(key).or_else(|| obj.get(&snake(key)))?;
         (!matches!(v.kind, V::Undefined)).then_some(v)
@@ -1174,7 +1124,7 @@ impl<'a, 'm> Props<'a, 'm> {
 
 /// The props of a construct call: the third positional argument, or the
 /// keyword arguments.
-fn props_arg<'m>(args: &Args<'m>, at: usize) -> Val<'m> {
+pub(super) fn props_arg<'m>(args: &Args<'m>, at: usize) -> Val<'m> {
     if !args.keywords.is_empty() {
         let entries = args
             .keywords
@@ -1563,22 +1513,13 @@ impl Cdk {
         }
     }
 
-    fn is_below(&self, mut n: usize, ancestor: usize) -> bool {
-        for _ in 0..256 {
-            if n == ancestor {
-                return true;
-            }
-            match self.nodes.get(n).and_then(|x| x.parent) {
-                Some(p) => n = p,
-                None => return false,
-            }
-        }
-        false
+    fn is_below(&self, n: usize, ancestor: usize) -> bool {
+        is_below(n, ancestor, |x| self.nodes.get(x).and_then(|x| x.parent))
     }
 }
 
 /// A value of `cdk.json` as the program sees it.
-fn node_value<'m>(n: &Node, depth: usize) -> Val<'m> {
+pub(super) fn node_value<'m>(n: &Node, depth: usize) -> Val<'m> {
     let span = n.span;
     if depth > 64 {
         return unknown_at(span);
@@ -1773,6 +1714,100 @@ pub fn unique_id(components: &[String]) -> String {
     format!("{cut}{hash}")
 }
 
+/// The tag that makes an Auto Scaling group's nodes the EC2 capacity of
+/// the cluster `cluster` refers to: `kubernetes.io/cluster/<name>: owned`.
+pub(super) fn owner_tags(cluster: Node, span: Span) -> Node {
+    let key = map(
+        vec![entry(
+            "Fn::Join",
+            seq(
+                vec![
+                    scalar("", span),
+                    seq(vec![scalar("kubernetes.io/cluster/", span), cluster], span),
+                ],
+                span,
+            ),
+            span,
+        )],
+        span,
+    );
+    seq(
+        vec![map(
+            vec![
+                entry("Key", key, span),
+                entry("PropagateAtLaunch", scalar_plain("true", span), span),
+                entry("Value", scalar("owned", span), span),
+            ],
+            span,
+        )],
+        span,
+    )
+}
+
+/// One resource as its template writes it.
+pub(super) struct Written<'a> {
+    pub logical: &'a str,
+    pub ty: &'a str,
+    pub props: &'a [Entry],
+    pub depends: Vec<&'a str>,
+    /// The innermost unknown branch it is declared under.
+    pub condition: Option<(u32, bool)>,
+    pub span: Span,
+}
+
+/// A CloudFormation template of `resources`, in order: each branch not
+/// known is a condition (its `else` the condition's negation).
+pub(super) fn template_of(resources: Vec<Written<'_>>, span: Span) -> Node {
+    let mut out = Vec::new();
+    let mut conditions: Vec<(String, bool)> = Vec::new();
+    for r in resources {
+        let mut body = vec![entry("Type", scalar(r.ty, r.span), r.span)];
+        if !r.props.is_empty() {
+            body.push(entry("Properties", map(r.props.to_vec(), r.span), r.span));
+        }
+        let deps: Vec<Node> = r.depends.iter().map(|d| scalar(d, r.span)).collect();
+        if !deps.is_empty() {
+            body.push(entry("DependsOn", seq(deps, r.span), r.span));
+        }
+        if let Some((id, otherwise)) = r.condition {
+            let name = condition_name(id, otherwise);
+            if !conditions.iter().any(|(c, _)| *c == name) {
+                conditions.push((name.clone(), otherwise));
+            }
+            body.push(entry("Condition", scalar(&name, r.span), r.span));
+        }
+        out.push(Entry {
+            key: scalar(r.logical, r.span),
+            value: map(body, r.span),
+        });
+    }
+    let mut top = Vec::new();
+    if !conditions.is_empty() {
+        let mut defs = Vec::new();
+        for (name, otherwise) in &conditions {
+            // `Cn` is not known here; `CnElse` is its negation.
+            let def = if *otherwise {
+                let base = name.trim_end_matches("Else");
+                let not = map(vec![entry("Condition", scalar(base, span), span)], span);
+                map(vec![entry("Fn::Not", seq(vec![not], span), span)], span)
+            } else {
+                unknown_node(span)
+            };
+            defs.push(entry(name, def, span));
+        }
+        // A negation needs what it negates.
+        for (name, otherwise) in &conditions {
+            let base = name.trim_end_matches("Else");
+            if *otherwise && !conditions.iter().any(|(c, _)| c == base) {
+                defs.push(entry(base, unknown_node(span), span));
+            }
+        }
+        top.push(entry("Conditions", map(defs, span), span));
+    }
+    top.push(entry("Resources", map(out, span), span));
+    map(top, span)
+}
+
 fn condition_name(id: u32, otherwise: bool) -> String {
     let id = if id == u32::MAX {
         "Unknown".to_string()
@@ -1782,7 +1817,7 @@ fn condition_name(id: u32, otherwise: bool) -> String {
     format!("FplintBranch{id}{}", if otherwise { "Else" } else { "" })
 }
 
-fn snake(camel: &str) -> String {
+pub(super) fn snake(camel: &str) -> String {
     let mut out = String::with_capacity(camel.len() + 4);
     for c in camel.chars() {
         if c.is_ascii_uppercase() {
@@ -1795,7 +1830,7 @@ fn snake(camel: &str) -> String {
     out
 }
 
-fn pascal_key(k: &str) -> String {
+pub(super) fn pascal_key(k: &str) -> String {
     let mut c = k.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
@@ -1804,7 +1839,7 @@ fn pascal_key(k: &str) -> String {
 }
 
 /// Keys of an L1's nested props in CloudFormation's Pascal case.
-fn pascal(node: Node) -> Node {
+pub(super) fn pascal(node: Node) -> Node {
     let span = node.span;
     match node.kind {
         NodeKind::Map(entries) if !is_intrinsic(&entries) => map(
@@ -1837,7 +1872,7 @@ fn is_intrinsic(entries: &[Entry]) -> bool {
 }
 
 /// JSON text of a node with no unknown part.
-fn json_text(n: &Node) -> Option<String> {
+pub(super) fn json_text(n: &Node) -> Option<String> {
     match &n.kind {
         NodeKind::Scalar(s, ScalarStyle::Plain) => Some(s.to_string()),
         NodeKind::Scalar(s, _) => Some(format!(
@@ -1861,7 +1896,7 @@ fn json_text(n: &Node) -> Option<String> {
     }
 }
 
-fn scalar(s: &str, span: Span) -> Node {
+pub(super) fn scalar(s: &str, span: Span) -> Node {
     Node {
         kind: NodeKind::Scalar(s.into(), ScalarStyle::Quoted),
         span,
@@ -1869,7 +1904,7 @@ fn scalar(s: &str, span: Span) -> Node {
     }
 }
 
-fn scalar_plain(s: &str, span: Span) -> Node {
+pub(super) fn scalar_plain(s: &str, span: Span) -> Node {
     Node {
         kind: NodeKind::Scalar(s.into(), ScalarStyle::Plain),
         span,
@@ -1877,7 +1912,7 @@ fn scalar_plain(s: &str, span: Span) -> Node {
     }
 }
 
-fn seq(items: Vec<Node>, span: Span) -> Node {
+pub(super) fn seq(items: Vec<Node>, span: Span) -> Node {
     Node {
         kind: NodeKind::Seq(items),
         span,
@@ -1885,7 +1920,7 @@ fn seq(items: Vec<Node>, span: Span) -> Node {
     }
 }
 
-fn map(entries: Vec<Entry>, span: Span) -> Node {
+pub(super) fn map(entries: Vec<Entry>, span: Span) -> Node {
     Node {
         kind: NodeKind::Map(entries),
         span,
@@ -1893,7 +1928,7 @@ fn map(entries: Vec<Entry>, span: Span) -> Node {
     }
 }
 
-fn entry(key: &str, value: Node, span: Span) -> Entry {
+pub(super) fn entry(key: &str, value: Node, span: Span) -> Entry {
     Entry {
         key: scalar(key, span),
         value,
@@ -1914,4 +1949,4 @@ pub fn unknown_node(span: Span) -> Node {
 
 #[cfg(test)]
 #[path = "cdk_tests.rs"]
-mod tests;
+pub(super) mod tests;

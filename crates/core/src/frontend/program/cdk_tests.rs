@@ -58,7 +58,8 @@ fn synth(src: &str) -> String {
     out
 }
 
-fn show(n: &Node) -> String {
+/// A template node as compact text; `?` for a value not computed.
+pub(in crate::frontend::program) fn show(n: &Node) -> String {
     match &n.kind {
         NodeKind::Scalar(s, _) => s.to_string(),
         NodeKind::Seq(items) => format!(

@@ -1,11 +1,13 @@
 //! Infrastructure programs (AWS CDK, Pulumi) read as source: each language's
 //! reader lowers to [`syntax`], the [`eval`]uator runs what the program
-//! computes, and the construct readers ([`cdk`]) write what it declares as
-//! the CloudFormation `cdk synth` would, which the CloudFormation frontend
-//! reads into the model.
+//! computes, and the hosts ([`cdk`], [`pulumi`]) write what it declares as
+//! the CloudFormation template that declares the same (for CDK, the one
+//! `cdk synth` writes), which the CloudFormation frontend reads into the
+//! model.
 
 pub mod cdk;
 pub mod eval;
+pub mod pulumi;
 pub mod python;
 pub mod syntax;
 pub mod typescript;
@@ -13,7 +15,7 @@ pub mod typescript;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
 use crate::sources::Sources;
-use crate::tree::Limits;
+use crate::tree::{Limits, Node};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -92,23 +94,36 @@ pub struct Program {
     pub no_entry: Option<String>,
 }
 
-/// Read a CDK app from its `cdk.json`: its `app` command names the entry
-/// point, whose imports of the program's own files are followed.
-pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> Program {
+/// A program read from `config`, and the folder it is in.
+fn start(config: &SourceFile) -> (Program, PathBuf) {
     let mut out = Program::default();
     out.unit.formats.push(super::Format::Program);
     let dir = Path::new(&config.path)
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
+    (out, dir)
+}
+
+/// The project file does not parse: an FP000 at the error, nothing read.
+fn unparsed(mut out: Program, err: crate::tree::TreeError, file: &str) -> Program {
+    out.unit.diagnostics.push(
+        Diagnostic::parse_error(err.message, err.span)
+            .with_label("here")
+            .with_help(format!(
+                "fix the syntax error; fplint reads the program once `{file}` parses"
+            )),
+    );
+    out
+}
+
+/// Read a CDK app from its `cdk.json`: its `app` command names the entry
+/// point, whose imports of the program's own files are followed.
+pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> Program {
+    let (mut out, dir) = start(config);
     let parsed = crate::tree::json::parse(&config.text, config.id, limits);
     if let Some(err) = parsed.error {
-        out.unit.diagnostics.push(
-            Diagnostic::parse_error(err.message, err.span)
-                .with_label("here")
-                .with_help("fix the syntax error; fplint reads the app once `cdk.json` parses"),
-        );
-        return out;
+        return unparsed(out, err, "cdk.json");
     }
     let app = parsed
         .documents
@@ -140,11 +155,70 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
         .first()
         .and_then(|d| d.get("context"))
         .cloned();
-    let entry_file = modules.files.first().map(|f| f.id);
-    // The evaluator recurses as deep as the program nests.
-    let (templates, gaps) = crate::stack::with_large_stack(|| {
+    let (templates, gaps) = run(&modules, || {
         let mut host = cdk::Cdk::default();
         host.context = context;
+        host
+    });
+    finish(
+        config,
+        &modules,
+        templates,
+        gaps,
+        crate::model::Provisioner::Cdk,
+        out,
+    )
+}
+
+/// What a host gives back once the program ran.
+trait Finished<'m>: eval::Host<'m> {
+    fn saw_import(&self, module: &str, span: Span);
+    fn note_missing_cluster(&mut self);
+    fn gaps(&mut self) -> &mut Vec<cdk::Gap>;
+    fn templates(&self) -> Vec<cdk::Stack>;
+}
+
+impl<'m> Finished<'m> for cdk::Cdk {
+    fn saw_import(&self, module: &str, span: Span) {
+        cdk::Cdk::saw_import(self, module, span)
+    }
+    fn note_missing_cluster(&mut self) {
+        cdk::Cdk::note_missing_cluster(self)
+    }
+    fn gaps(&mut self) -> &mut Vec<cdk::Gap> {
+        &mut self.gaps
+    }
+    fn templates(&self) -> Vec<cdk::Stack> {
+        cdk::Cdk::templates(self)
+    }
+}
+
+impl<'m> Finished<'m> for pulumi::Pulumi {
+    fn saw_import(&self, module: &str, span: Span) {
+        pulumi::Pulumi::saw_import(self, module, span)
+    }
+    fn note_missing_cluster(&mut self) {
+        pulumi::Pulumi::note_missing_cluster(self);
+        self.note_foreign();
+    }
+    fn gaps(&mut self) -> &mut Vec<cdk::Gap> {
+        &mut self.gaps
+    }
+    fn templates(&self) -> Vec<cdk::Stack> {
+        pulumi::Pulumi::templates(self)
+    }
+}
+
+/// Run the program's modules with the host `make` builds: the templates
+/// it declares and what was not followed.
+fn run<H>(modules: &Modules, make: impl FnOnce() -> H + Send) -> (Vec<cdk::Stack>, Vec<cdk::Gap>)
+where
+    H: for<'m> Finished<'m>,
+{
+    let entry_file = modules.files.first().map(|f| f.id);
+    // The evaluator recurses as deep as the program nests.
+    crate::stack::with_large_stack(|| {
+        let mut host = make();
         for m in &modules.loaded {
             for s in &m.module.body {
                 if let syntax::Stmt::Import { from, span, .. } = s {
@@ -158,24 +232,202 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
             ev.exhausted
         };
         if let (true, Some(file)) = (exhausted, entry_file) {
-            host.gaps.push(cdk::Gap {
+            host.gaps().push(cdk::Gap {
                 span: Span::new(file, 0, 0),
                 what: "the program takes more steps than fplint follows".into(),
             });
         }
         host.note_missing_cluster();
-        (host.templates(), host.gaps)
-    });
+        let gaps = std::mem::take(host.gaps());
+        (host.templates(), gaps)
+    })
+}
+
+/// The model of the templates a program declares.
+fn finish(
+    config: &SourceFile,
+    modules: &Modules,
+    templates: Vec<cdk::Stack>,
+    gaps: Vec<cdk::Gap>,
+    provisioner: crate::model::Provisioner,
+    mut out: Program,
+) -> Program {
     for stack in templates {
         super::cloudformation::load(config, &stack.template, &mut out.unit);
     }
     for c in &mut out.unit.clusters {
-        c.provisioner = crate::model::Provisioner::Cdk;
+        c.provisioner = provisioner;
     }
     out.unit.given_files = modules.files.iter().map(|f| f.id).collect();
     out.unit.given_files.push(config.id);
     out.gaps = gaps.into_iter().map(|g| (g.span, g.what)).collect();
     out
+}
+
+/// Whether a file is a program's project file (`cdk.json`, `Pulumi.yaml`).
+pub fn is_project_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| matches!(n, "cdk.json" | "Pulumi.yaml" | "Pulumi.yml"))
+}
+
+/// Read a program from its project file: a CDK app's `cdk.json` or a
+/// Pulumi project's `Pulumi.yaml`.
+pub fn load_program(config: &SourceFile, sources: &Sources, limits: Limits) -> Program {
+    let name = Path::new(&config.path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    if name.starts_with("Pulumi.") {
+        load_pulumi_project(config, sources, limits)
+    } else {
+        load_cdk_app(config, sources, limits)
+    }
+}
+
+/// Read a Pulumi project from its `Pulumi.yaml`: `main` (or the runtime's
+/// default, `index.ts` or `__main__.py`) is the entry point; the committed
+/// stacks' `Pulumi.<stack>.yaml` give what `pulumi.Config` reads.
+pub fn load_pulumi_project(config: &SourceFile, sources: &Sources, limits: Limits) -> Program {
+    let (mut out, dir) = start(config);
+    let parsed = crate::tree::yaml::parse(&config.text, config.id, limits);
+    if let Some(err) = parsed.error {
+        return unparsed(out, err, "Pulumi.yaml");
+    }
+    let Some(doc) = parsed.documents.first() else {
+        out.no_entry = Some("`Pulumi.yaml` is empty".into());
+        return out;
+    };
+    let runtime = doc
+        .get("runtime")
+        .and_then(|r| r.as_str().or_else(|| r.get("name").and_then(Node::as_str)))
+        .unwrap_or("")
+        .to_string();
+    let lang = match runtime.as_str() {
+        "nodejs" => Language::TypeScript,
+        "python" => Language::Python,
+        other => {
+            out.no_entry = Some(format!(
+                "the runtime `{other}` is not read (fplint reads `nodejs` and `python` programs)"
+            ));
+            return out;
+        }
+    };
+    let main = doc.get("main").and_then(Node::as_str).unwrap_or("");
+    let Some(entry) = pulumi_entry(&dir.join(main), lang) else {
+        out.no_entry = Some(format!(
+            "no entry point found for the `{runtime}` program (`main` in `Pulumi.yaml`, or {})",
+            if lang == Language::Python {
+                "`__main__.py`"
+            } else {
+                "`index.ts`"
+            }
+        ));
+        return out;
+    };
+    let Some(modules) = load_modules(&entry, &dir, sources, limits, &mut out.unit) else {
+        out.no_entry = Some(format!(
+            "the entry point `{}` could not be read",
+            entry.display()
+        ));
+        return out;
+    };
+    let project = doc
+        .get("name")
+        .and_then(Node::as_str)
+        .unwrap_or("")
+        .to_string();
+    let stacks = stack_configs(&dir, sources, limits);
+    let (templates, gaps) = run(&modules, || pulumi::Pulumi::new(project, stacks));
+    finish(
+        config,
+        &modules,
+        templates,
+        gaps,
+        crate::model::Provisioner::Pulumi,
+        out,
+    )
+}
+
+/// The program a Pulumi project runs: `main` as a file, or its folder's
+/// `index.ts` (or `package.json`'s `main`) or `__main__.py`.
+fn pulumi_entry(main: &Path, lang: Language) -> Option<PathBuf> {
+    if main.is_file() {
+        if main.extension().is_some_and(|e| e == "js") {
+            let ts = main.with_extension("ts");
+            if ts.is_file() {
+                return Some(ts);
+            }
+        }
+        return language(main).is_some().then(|| main.to_path_buf());
+    }
+    if lang == Language::Python {
+        let m = main.join("__main__.py");
+        return m.is_file().then_some(m);
+    }
+    let declared = std::fs::read_to_string(main.join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("main").and_then(|m| m.as_str()).map(str::to_string));
+    let mut candidates = Vec::new();
+    if let Some(d) = declared {
+        let p = main.join(&d);
+        candidates.push(p.with_extension("ts"));
+        // `bin/index.js` compiled from `index.ts`.
+        if let Some(file) = p.file_name() {
+            candidates.push(main.join(Path::new(file).with_extension("ts")));
+        }
+        candidates.push(p);
+    }
+    candidates.extend(["index.ts", "index.js", "main.ts"].map(|n| main.join(n)));
+    candidates.into_iter().find(|c| c.is_file())
+}
+
+/// The `config` of each `Pulumi.<stack>.yaml` beside the project file.
+fn stack_configs(dir: &Path, sources: &Sources, limits: Limits) -> Vec<crate::tree::Node> {
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("Pulumi.")
+                    && (n.ends_with(".yaml") || n.ends_with(".yml"))
+                    && n.matches('.').count() == 2
+            })
+        })
+        .map(|p| {
+            if dir.as_os_str().is_empty() {
+                PathBuf::from(p.file_name().unwrap_or_default())
+            } else {
+                p
+            }
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| sources.load(p).ok())
+        .map(|f| {
+            let parsed = crate::tree::yaml::parse(&f.text, f.id, limits);
+            parsed
+                .documents
+                .first()
+                .and_then(|d| d.get("config"))
+                .cloned()
+                .unwrap_or_else(|| Node {
+                    kind: crate::tree::NodeKind::Map(Vec::new()),
+                    span: Span::new(f.id, 0, 0),
+                    tag: None,
+                })
+        })
+        .collect()
 }
 
 /// The program file a `cdk.json` `app` command runs: the first argument

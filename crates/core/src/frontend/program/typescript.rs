@@ -1331,6 +1331,17 @@ impl Lower<'_> {
             E::BooleanLiteral(b) => ExprKind::Bool(b.value),
             E::NullLiteral(_) => ExprKind::Null,
             E::TemplateLiteral(t) => self.template(t),
+            // `tag`a${x}b``: the tag called with the expressions
+            // (`pulumi.interpolate` keeps what its values depend on).
+            E::TaggedTemplateExpression(t) => ExprKind::Call {
+                callee: self.boxed(&t.tag),
+                args: t
+                    .quasi
+                    .expressions
+                    .iter()
+                    .map(|e| Arg::Positional(self.expr(e)))
+                    .collect(),
+            },
             E::Identifier(id) => match id.name.as_str() {
                 "undefined" => ExprKind::Undefined,
                 name => ExprKind::Name(name.to_string()),

@@ -487,7 +487,7 @@ k := call(*args)
 l := deep
 m := {?: v, 1: 2, s: 3, m: (def () {return 1}), g: ?, n: n}
 n := \"plain\"
-o := ?
+o := tag(y)
 p := ?
 r := a.b(c)[0]
 s := ((typeof t) === \"string\")
