@@ -332,3 +332,33 @@ fn a_pulumi_workload_on_the_default_provider_is_named_in_a_note() {
         "{text}"
     );
 }
+
+#[test]
+fn render_prints_what_a_program_declares_with_its_source_lines() {
+    let d = tmp();
+    pulumi(d.path());
+    let out = fplint(d.path(), &["render", "."]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // The component's profile, and the release with the line that declares it.
+    assert!(
+        text.contains("# fplint: program Pulumi.yaml, stack shop: what fplint read, written as CloudFormation\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("---\n# Source: cluster.ts:3\nshop-fargateProfile:\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    Selectors:\n    - Namespace: default\n    - Namespace: kube-system\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("---\n# Source: index.ts:4\ngrafana:\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    PodExecutionRoleArn: __FPLINT_UNKNOWN__\n"),
+        "{text}"
+    );
+}

@@ -301,10 +301,65 @@ fn render_unescaped(
         let r = chart::render_release(&input, &loaded.sources, limits);
         print_documents(&mut out, &r.documents);
     }
+    any |= render_programs(&mut out, &loaded, under.as_deref(), limits);
     if !any {
         return Err(RenderError::Nothing(shown));
     }
     Ok(out)
+}
+
+/// What fplint read from each program (CDK app, Pulumi project) under
+/// `under`: each resource of the template it wrote, with the line of the
+/// program that declares it as its `# Source:`.
+fn render_programs(
+    out: &mut String,
+    loaded: &crate::Loaded,
+    under: Option<&Path>,
+    limits: fplint_core::tree::Limits,
+) -> bool {
+    use fplint_core::frontend::program;
+    let mut any = false;
+    for i in 0..loaded.sources.len() {
+        let id = fplint_core::source::FileId(i as u32);
+        let Some(f) = loaded.sources.get(id) else {
+            continue;
+        };
+        if !program::is_project_file(Path::new(&f.path)) {
+            continue;
+        }
+        if let (Some(u), Some(disk)) = (under, loaded.sources.disk_path(id)) {
+            if !disk.starts_with(u) {
+                continue;
+            }
+        }
+        let p = program::load_program(&f, &loaded.sources, limits);
+        for (stack, template) in &p.templates {
+            any = true;
+            out.push_str(&format!(
+                "# fplint: program {}, stack {stack}: what fplint read, written as CloudFormation\n",
+                f.path
+            ));
+            let resources = template.get("Resources").and_then(|r| r.as_map());
+            for e in resources.unwrap_or(&[]) {
+                let one = fplint_core::tree::Node {
+                    kind: fplint_core::tree::NodeKind::Map(vec![fplint_core::tree::Entry {
+                        key: e.key.clone(),
+                        value: program::shown(&e.value),
+                    }]),
+                    span: e.value.span,
+                    tag: None,
+                };
+                let value = fplint_core::value::Value::from_node(&one);
+                let mut doc = chart::object_document(&value, false, &loaded.sources);
+                if let Some(src) = loaded.sources.get(e.value.span.file) {
+                    let line = src.line_col(e.value.span.start as usize).line;
+                    doc.source = format!("{}:{line}", src.path);
+                }
+                print_documents(out, std::slice::from_ref(&doc));
+            }
+        }
+    }
+    any
 }
 
 /// A release of a remote chart is not rendered: what the chart knowledge

@@ -21,7 +21,9 @@ reads it: release name and namespace unknown unless --release and
 --namespace give them. For a file that declares releases (a .tf with
 `helm_release`, an Argo CD Application, a Flux HelmRelease, a helmfile),
 each release of a local chart renders with its own name, namespace and
-values, as `check` reads them.
+values, as `check` reads them. A CDK app or Pulumi project prints what
+fplint read from it, as CloudFormation, each resource headed
+`# Source: FILE:LINE`.
 
 Examples:
   fplint render charts/web --release web --namespace apps -f prod.yaml

@@ -92,6 +92,8 @@ pub struct Program {
     pub gaps: Vec<(Span, String)>,
     /// The program's entry point could not be found or read: why.
     pub no_entry: Option<String>,
+    /// What was read: each stack's id and the template written for it.
+    pub templates: Vec<(String, Node)>,
 }
 
 /// A program read from `config`, and the folder it is in.
@@ -252,9 +254,10 @@ fn finish(
     provisioner: crate::model::Provisioner,
     mut out: Program,
 ) -> Program {
-    for stack in templates {
+    for stack in &templates {
         super::cloudformation::load(config, &stack.template, &mut out.unit);
     }
+    out.templates = templates.into_iter().map(|s| (s.id, s.template)).collect();
     for c in &mut out.unit.clusters {
         c.provisioner = provisioner;
     }
@@ -262,6 +265,42 @@ fn finish(
     out.unit.given_files.push(config.id);
     out.gaps = gaps.into_iter().map(|g| (g.span, g.what)).collect();
     out
+}
+
+/// A template as `fplint render` shows it: a value not computed is
+/// `__FPLINT_UNKNOWN__`, as in a rendered chart.
+pub fn shown(node: &Node) -> Node {
+    use crate::tree::{Entry, NodeKind};
+    let kind = match &node.kind {
+        NodeKind::Map(entries) => match entries.as_slice() {
+            [e] if e.key.scalar() == Some("Fn::ImportValue")
+                && e.value
+                    .scalar()
+                    .is_some_and(|v| v.starts_with("fplint:not-computed")) =>
+            {
+                NodeKind::Scalar(
+                    fplint_helm::UNKNOWN_MARKER.into(),
+                    crate::tree::ScalarStyle::Plain,
+                )
+            }
+            _ => NodeKind::Map(
+                entries
+                    .iter()
+                    .map(|e| Entry {
+                        key: e.key.clone(),
+                        value: shown(&e.value),
+                    })
+                    .collect(),
+            ),
+        },
+        NodeKind::Seq(items) => NodeKind::Seq(items.iter().map(shown).collect()),
+        k => k.clone(),
+    };
+    Node {
+        kind,
+        span: node.span,
+        tag: None,
+    }
 }
 
 /// Whether a file is a program's project file (`cdk.json`, `Pulumi.yaml`).
