@@ -531,9 +531,10 @@ fn pre_commit_hook_names_kubernetes_manifests() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(text.contains("Kubernetes manifests"), "{file}");
-        // Terragrunt units are `.hcl` files.
+        // Terragrunt units are `.hcl` files; program sources are read
+        // through their CDK app or Pulumi project.
         assert!(
-            text.contains("types_or: [yaml, json, terraform, hcl]"),
+            text.contains("types_or: [yaml, json, terraform, hcl, ts, tsx, javascript, python]"),
             "{file}"
         );
     }
@@ -554,6 +555,15 @@ const IDENTIFY_TAGS: &[(&str, Option<&str>)] = &[
     ("terragrunt.hcl", Some("hcl")),
     ("terragrunt.stack.hcl", Some("hcl")),
     ("stack.template", None),
+    // Program sources: read through their CDK app or Pulumi project.
+    ("app.ts", Some("ts")),
+    ("app.tsx", Some("tsx")),
+    ("app.js", Some("javascript")),
+    ("app.mjs", Some("javascript")),
+    ("app.cjs", Some("javascript")),
+    ("app.mts", None),
+    ("app.cts", None),
+    ("app.py", Some("python")),
 ];
 
 #[test]
@@ -562,7 +572,10 @@ fn pre_commit_hooks_select_every_file_fplint_reads() {
     let read: Vec<&str> = IDENTIFY_TAGS
         .iter()
         .map(|(n, _)| *n)
-        .filter(|n| fplint::walk::is_lintable_name(Path::new(n)))
+        .filter(|n| {
+            fplint::walk::is_lintable_name(Path::new(n))
+                || fplint_core::frontend::program::is_source(n)
+        })
         .collect();
     assert_eq!(read.len(), IDENTIFY_TAGS.len(), "{read:?}");
     for ext in fplint::walk::EXTENSIONS {
