@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use xtask::generate;
 
 fn usage() -> ! {
-    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]\n       cargo run -p xtask -- charts [--corpus DIR] [--out FILE]\n       cargo run -p xtask -- parse-only DIR");
+    eprintln!("usage: cargo run -p xtask -- gen-monorepo --out DIR [--mb N]\n       cargo run -p xtask -- gen-terragrunt --out DIR [--units N]\n       cargo run -p xtask -- gen-gitops --out DIR [--apps N]\n       cargo run -p xtask -- gen-cdk --out DIR [--files N]\n       cargo run -p xtask -- schema KIND SOURCE... [--check]\n       cargo run -p xtask -- readme [--check]\n       cargo run -p xtask -- charts [--corpus DIR] [--out FILE]\n       cargo run -p xtask -- parse-only DIR");
     std::process::exit(2)
 }
 
@@ -58,7 +58,8 @@ fn main() {
     }
     let terragrunt = args.first().map(String::as_str) == Some("gen-terragrunt");
     let gitops = args.first().map(String::as_str) == Some("gen-gitops");
-    if !terragrunt && !gitops && args.first().map(String::as_str) != Some("gen-monorepo") {
+    let cdk = args.first().map(String::as_str) == Some("gen-cdk");
+    if !terragrunt && !gitops && !cdk && args.first().map(String::as_str) != Some("gen-monorepo") {
         usage();
     }
     let mut out: Option<PathBuf> = None;
@@ -80,6 +81,12 @@ fn main() {
                     .and_then(|v| v.parse().ok())
                     .unwrap_or_else(|| usage())
             }
+            "--files" if cdk => {
+                units = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| usage())
+            }
             "--apps" if gitops => {
                 units = it
                     .next()
@@ -90,7 +97,9 @@ fn main() {
         }
     }
     let Some(out) = out else { usage() };
-    let made = if gitops {
+    let made = if cdk {
+        xtask::generate_cdk_app(&out, units)
+    } else if gitops {
         xtask::generate_gitops(&out, units)
     } else if terragrunt {
         xtask::generate_terragrunt(&out, units)

@@ -236,24 +236,38 @@ impl Cdk {
         }
     }
 
-    /// The templates, one per stack, in the order the stacks were made.
-    pub fn templates(&self) -> Vec<Stack> {
+    /// The templates, one per stack, in the order the stacks were made;
+    /// the resources' props move into them.
+    pub fn templates(&mut self) -> Vec<Stack> {
         let mut out = Vec::new();
         let order = self.preorder();
+        let mut props: Vec<Vec<Entry>> = self
+            .resources
+            .iter_mut()
+            .map(|r| std::mem::take(&mut r.props))
+            .collect();
         for (n, node) in self.nodes.iter().enumerate() {
             if !matches!(node.kind, Kind::Stack) {
                 continue;
             }
             let span = self.resources.iter().find(|r| r.stack == n).map(|r| r.span);
             let Some(span) = span else { continue };
-            let mut ours: Vec<&Resource> = self.resources.iter().filter(|r| r.stack == n).collect();
-            ours.sort_by_key(|r| order.get(r.node).copied().unwrap_or(usize::MAX));
+            let mut ours: Vec<usize> = (0..self.resources.len())
+                .filter(|&i| self.resources[i].stack == n)
+                .collect();
+            ours.sort_by_key(|&i| {
+                order
+                    .get(self.resources[i].node)
+                    .copied()
+                    .unwrap_or(usize::MAX)
+            });
             let written = ours
                 .into_iter()
-                .map(|r| Written {
+                .map(|i| (&self.resources[i], std::mem::take(&mut props[i])))
+                .map(|(r, props)| Written {
                     logical: &r.logical,
                     ty: r.ty,
-                    props: &r.props,
+                    props,
                     depends: r
                         .depends
                         .iter()
@@ -1748,7 +1762,7 @@ pub(super) fn owner_tags(cluster: Node, span: Span) -> Node {
 pub(super) struct Written<'a> {
     pub logical: &'a str,
     pub ty: &'a str,
-    pub props: &'a [Entry],
+    pub props: Vec<Entry>,
     pub depends: Vec<&'a str>,
     /// The innermost unknown branch it is declared under.
     pub condition: Option<(u32, bool)>,
@@ -1763,7 +1777,7 @@ pub(super) fn template_of(resources: Vec<Written<'_>>, span: Span) -> Node {
     for r in resources {
         let mut body = vec![entry("Type", scalar(r.ty, r.span), r.span)];
         if !r.props.is_empty() {
-            body.push(entry("Properties", map(r.props.to_vec(), r.span), r.span));
+            body.push(entry("Properties", map(r.props, r.span), r.span));
         }
         let deps: Vec<Node> = r.depends.iter().map(|d| scalar(d, r.span)).collect();
         if !deps.is_empty() {

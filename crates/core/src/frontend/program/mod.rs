@@ -177,7 +177,7 @@ trait Finished<'m>: eval::Host<'m> {
     fn saw_import(&self, module: &str, span: Span);
     fn note_missing_cluster(&mut self);
     fn gaps(&mut self) -> &mut Vec<cdk::Gap>;
-    fn templates(&self) -> Vec<cdk::Stack>;
+    fn templates(&mut self) -> Vec<cdk::Stack>;
 }
 
 impl<'m> Finished<'m> for cdk::Cdk {
@@ -190,7 +190,7 @@ impl<'m> Finished<'m> for cdk::Cdk {
     fn gaps(&mut self) -> &mut Vec<cdk::Gap> {
         &mut self.gaps
     }
-    fn templates(&self) -> Vec<cdk::Stack> {
+    fn templates(&mut self) -> Vec<cdk::Stack> {
         cdk::Cdk::templates(self)
     }
 }
@@ -206,7 +206,7 @@ impl<'m> Finished<'m> for pulumi::Pulumi {
     fn gaps(&mut self) -> &mut Vec<cdk::Gap> {
         &mut self.gaps
     }
-    fn templates(&self) -> Vec<cdk::Stack> {
+    fn templates(&mut self) -> Vec<cdk::Stack> {
         pulumi::Pulumi::templates(self)
     }
 }
@@ -547,7 +547,7 @@ fn load_modules(
         };
         unit.diagnostics.extend(parsed.diagnostics);
         let mut imports = HashMap::default();
-        for from in import_names(&parsed.module.body) {
+        for from in import_names(&parsed.module.body, lang == Language::Python) {
             let installed = || {
                 // An installed package of the app (`pip install -e .`).
                 (lang == Language::Python && !from.starts_with('.'))
@@ -588,24 +588,25 @@ fn load_modules(
 
 /// Every module an import statement names, with `from X import a` also as
 /// `X.a` (a submodule, in Python).
-fn import_names(body: &[syntax::Stmt]) -> Vec<String> {
+fn import_names(body: &[syntax::Stmt], python: bool) -> Vec<String> {
     let mut out = Vec::new();
     for s in body {
         match s {
             syntax::Stmt::Import { from, names, .. } => {
                 out.push(from.clone());
-                for n in names {
+                // Only Python imports a submodule by name.
+                for n in names.iter().filter(|_| python) {
                     if let syntax::Imported::Named { name, .. } = n {
                         out.push(format!("{from}.{name}"));
                     }
                 }
             }
-            syntax::Stmt::Block { body, .. } => out.extend(import_names(body)),
+            syntax::Stmt::Block { body, .. } => out.extend(import_names(body, python)),
             syntax::Stmt::If {
                 then, otherwise, ..
             } => {
-                out.extend(import_names(then));
-                out.extend(import_names(otherwise));
+                out.extend(import_names(then, python));
+                out.extend(import_names(otherwise, python));
             }
             _ => {}
         }

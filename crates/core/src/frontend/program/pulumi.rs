@@ -177,11 +177,17 @@ impl Pulumi {
         }
     }
 
-    /// The program's resources as one template, in the order registered.
-    pub fn templates(&self) -> Vec<Stack> {
-        let Some(first) = self.resources.first() else {
+    /// The program's resources as one template, in the order registered;
+    /// their props move into it.
+    pub fn templates(&mut self) -> Vec<Stack> {
+        let Some(first) = self.resources.first().map(|r| r.span) else {
             return Vec::new();
         };
+        let mut props: Vec<Vec<Entry>> = self
+            .resources
+            .iter_mut()
+            .map(|r| std::mem::take(&mut r.props))
+            .collect();
         let written = self
             .resources
             .iter()
@@ -189,7 +195,7 @@ impl Pulumi {
             .map(|(i, r)| Written {
                 logical: &r.logical,
                 ty: r.ty,
-                props: &r.props,
+                props: std::mem::take(&mut props[i]),
                 depends: r
                     .depends
                     .iter()
@@ -203,7 +209,7 @@ impl Pulumi {
             .collect();
         vec![Stack {
             id: self.project.clone(),
-            template: template_of(written, first.span),
+            template: template_of(written, first),
         }]
     }
 

@@ -68,7 +68,14 @@ fn source_type(path: &str) -> SourceType {
 fn parse_here(text: &str, file: FileId, path: &str, limits: &Limits) -> Parsed {
     let mut out = Parsed::default();
     let st = source_type(path);
-    if let Some(at) = nesting_exceeds(text, PARSER_DEPTH.max(limits.max_depth)) {
+    // Every level takes a byte at least: a shorter file cannot exceed it.
+    let max = PARSER_DEPTH.max(limits.max_depth);
+    let deep = if text.len() > max {
+        nesting_exceeds(text, max)
+    } else {
+        None
+    };
+    if let Some(at) = deep {
         let span = Span::new(file, at, (at + 1).min(text.len()));
         out.diagnostics.push(super::too_deep(limits, span));
         return out;
