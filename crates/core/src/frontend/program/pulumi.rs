@@ -1190,8 +1190,9 @@ impl<'m> Host<'m> for Pulumi {
 
     fn construct(&mut self, path: &str, args: Args<'m>, cx: &Cx) -> Val<'m> {
         let span = args.span;
-        // Argument and option classes are their props.
+        // Argument and option classes (`ChartOpts`, `FetchOpts`) are their props.
         if path.ends_with("Args")
+            || path.ends_with("Opts")
             || matches!(
                 path,
                 "pulumi.ResourceOptions"
