@@ -194,7 +194,8 @@ pub(super) fn call<'m>(cdk: &mut Cdk, path: &str, args: Args<'m>, _cx: &Cx) -> V
     if path.ends_with("EksBlueprint.builder") {
         return new_thing(cdk, Thing::Blueprint(new_blueprint()), span);
     }
-    if last(path) == "clusterBuilder" {
+    // A Python module's function is written in snake case.
+    if camel_key(last(path)) == "clusterBuilder" {
         return new_thing(cdk, Thing::ClusterBuilder(ClusterBuilder::default()), span);
     }
     unknown_at(span)
@@ -775,7 +776,7 @@ fn deploy(
                 Field::Absent => options.clone(),
                 Field::Unknown => unknown_at(span),
             };
-            let ns = namespace_if_asked(cdk, stack, cluster, &options, false, cx);
+            let ns = namespace_if_asked(cdk, stack, cluster, &options, cx);
             helm(cdk, cluster, &options, values, ns, cx);
         }
         "AwsForFluentBitAddOn" => {
@@ -827,7 +828,7 @@ fn deploy(
                 }
                 Some(None) => open = true,
             }
-            let ns = namespace_if_asked(cdk, stack, cluster, &options, true, cx);
+            let ns = namespace_if_asked(cdk, stack, cluster, &options, cx);
             helm(cdk, cluster, &options, object(values, open, span), ns, cx);
         }
         "ExternalDnsAddOn" => {
@@ -995,7 +996,6 @@ fn namespace_if_asked(
     stack: usize,
     cluster: usize,
     options: &Kept,
-    _overwrite: bool,
     cx: &Cx,
 ) -> Option<usize> {
     let span = options.span;

@@ -163,3 +163,58 @@ fn no_provider_is_a_managed_node_group_and_the_construct_form_nests_the_cluster(
 "
     );
 }
+
+#[test]
+fn node_group_providers_and_the_cluster_builder() {
+    let got = run(
+        "app = cdk.App()\n\
+         mng = blueprints.MngClusterProvider(version=eks.KubernetesVersion.V1_33, max_size=5)\n\
+         asg = blueprints.AsgClusterProvider(id=\"workers\", version=eks.KubernetesVersion.V1_33)\n\
+         built = blueprints.cluster_builder().version(eks.KubernetesVersion.V1_33).fargate_profile(\"web\", {\"selectors\": [{\"namespace\": \"web\"}]}).build()\n\
+         base = blueprints.EksBlueprint.builder().cluster_provider(mng)\n\
+         base.build(app, \"a\")\n\
+         base.clone(\"us-east-1\").cluster_provider(asg).build(app, \"b\")\n\
+         blueprints.EksBlueprint.builder().cluster_provider(built).build(app, \"c\")\n",
+        true,
+    );
+    assert_eq!(
+        got,
+        "stack a
+  aDFA1A486 Custom::AWSCDK-EKS-Cluster {Config: {name: a, version: 1.33}}
+  aNodegroupeksblueprintsmngngNodeGroup88FAC5F6 AWS::EKS::Nodegroup {ClusterName: {Ref: aDFA1A486}, NodegroupName: eks-blueprints-mng, InstanceTypes: [m5.large], ScalingConfig: {DesiredSize: 2, MaxSize: 5, MinSize: 2}}
+stack b
+  b285C9597 Custom::AWSCDK-EKS-Cluster {Config: {name: b, version: 1.33}}
+  bworkersASGBE0C8060 AWS::AutoScaling::AutoScalingGroup {MinSize: 2, MaxSize: 3, Tags: [{Key: {Fn::Join: [, [kubernetes.io/cluster/, {Ref: b285C9597}]]}, PropagateAtLaunch: true, Value: owned}]}
+stack c
+  cD9631AF4 Custom::AWSCDK-EKS-Cluster {Config: {name: c, version: 1.33}}
+  cfargateprofilewebC7D41C08 Custom::AWSCDK-EKS-FargateProfile {Config: {clusterName: {Ref: cD9631AF4}, selectors: [{namespace: web}]}}
+"
+    );
+}
+
+#[test]
+fn what_is_not_known_is_said_and_leaves_capacity_unknown() {
+    let got = run(
+        "const app = new cdk.App();\n\
+         const extra = process.env.PROFILES as any;\n\
+         blueprints.EksBlueprint.builder()\n\
+           .clusterProvider(new blueprints.FargateClusterProvider({ version: eks.KubernetesVersion.V1_33, fargateProfiles: extra }))\n\
+           .addOns(...(process.env.ADDONS as any))\n\
+           .build(app, 'd');\n\
+         blueprints.EksBlueprint.builder().clusterProvider(makeProvider()).build(app, 'e');\n",
+        false,
+    );
+    assert_eq!(
+        got,
+        "stack d
+  d67C70DEA Custom::AWSCDK-EKS-Cluster {Config: {name: d, version: 1.33}}
+  dfargateprofiledefault202DD59C Custom::AWSCDK-EKS-FargateProfile {Config: {clusterName: {Ref: d67C70DEA}, selectors: [{namespace: default}, {namespace: kube-system}]}}
+  dCoreDnsComputeTypePatch7502A651 Custom::AWSCDK-EKS-KubernetesPatch {ResourceName: deployment/coredns, ResourceNamespace: kube-system, ApplyPatchJson: {\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"eks.amazonaws.com/compute-type\":\"fargate\"}}}}}, ClusterName: {Ref: d67C70DEA}, PatchType: strategic} <- [dKubectlReadyBarrierF6202A78]
+  dfargateprofile184430342D9 Custom::AWSCDK-EKS-FargateProfile {Config: {clusterName: {Ref: d67C70DEA}, selectors: ?}} <- [dfargateprofiledefault202DD59C]
+  dAddOnsUnreadDAA3BBEF AWS::AutoScaling::AutoScalingGroup 
+gap: the EKS Blueprints Fargate profiles are not all known
+gap: EKS Blueprints add-ons or teams are not all known
+gap: the EKS Blueprints cluster provider is not known
+"
+    );
+}

@@ -219,7 +219,7 @@ impl Cdk {
     }
 
     /// Say so when the program imports EKS's constructs but declares no
-    /// cluster fplint could read (EKS Blueprints, a cluster behind a
+    /// cluster fplint could read (a cluster behind a
     /// function of another package, or a stack the entry point leaves out).
     pub fn note_missing_cluster(&mut self) {
         let Some(span) = self.uses_eks.get() else {
