@@ -3,6 +3,7 @@
 //! model and the rules over parsing stays visible.
 //!
 //! `cargo bench --bench pipeline` (`-- incremental` for the workspace alone,
+//! `-- named_files` for named files against their folder,
 //! `-- terragrunt` for the Terragrunt tree, `-- gitops` for 500 Argo CD
 //! Applications; `FPLINT_BENCH_100MB=1 cargo bench --bench pipeline --
 //! monorepo_100mb` for the 100 MB tree)
@@ -190,6 +191,75 @@ fn cdk_app(c: &mut Criterion) {
     );
 }
 
+const NAMED_EKSCTL: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: shop\n  region: eu-west-1\nfargateProfiles:\n  - name: fp-system\n    selectors:\n      - namespace: kube-system\n      - namespace: apps\n";
+
+fn named_manifest(i: usize) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-{i}\n  namespace: apps\nspec:\n  selector:\n    matchLabels: {{app: web-{i}}}\n  template:\n    metadata:\n      labels: {{app: web-{i}}}\n    spec:\n      containers:\n        - name: web\n          image: public.ecr.aws/nginx/nginx:1.27\n          resources:\n            requests: {{cpu: 250m, memory: 512Mi}}\n"
+    )
+}
+
+/// Named files against their folder, as pre-commit runs fplint (issue 41:
+/// at most 1.5x): a git repository of 2,000 files that define no cluster,
+/// with a folder holding one eksctl config (`one`) and one holding an
+/// eksctl config beside 199 manifests (`apps`).
+fn named_files(c: &mut Criterion) {
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => panic!("tempdir: {e}"),
+    };
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    std::fs::create_dir_all(root.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    let bodies = [
+        ("py", "def f():\n    return 1\n"),
+        ("md", "# notes\n"),
+        ("yaml", "name: thing\nitems: [1, 2]\n"),
+        ("json", "{\"a\": 1}\n"),
+        ("txt", "text\n"),
+    ];
+    for i in 0..2000 {
+        let (ext, body) = bodies[i % bodies.len()];
+        write(&format!("other/pkg{:02}/f{i:04}.{ext}", i % 40), body);
+    }
+    write("one/cluster.yaml", NAMED_EKSCTL);
+    write("apps/cluster.yaml", NAMED_EKSCTL);
+    for i in 0..199 {
+        write(&format!("apps/web-{i:03}.yaml"), &named_manifest(i));
+    }
+    let opts = Options {
+        config: ConfigChoice::Disabled,
+        ..Options::default()
+    };
+    let count = |paths: &[PathBuf]| match lint::run(paths, &opts) {
+        Ok(o) => o.diagnostics.len(),
+        Err(e) => panic!("{e}"),
+    };
+    let files = |folder: &str| -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(root.join(folder))
+            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        out.sort();
+        out
+    };
+    let mut g = c.benchmark_group("named_files");
+    g.sample_size(20);
+    for folder in ["one", "apps"] {
+        let whole = vec![root.join(folder)];
+        let named = files(folder);
+        assert_eq!(count(&whole), count(&named), "{folder}: the same findings");
+        g.bench_function(format!("{folder}_folder"), |b| b.iter(|| count(&whole)));
+        g.bench_function(format!("{folder}_named"), |b| b.iter(|| count(&named)));
+    }
+    g.finish();
+}
+
 /// One edit to one file of the 10 MB tree, re-checked by a [`fplint::Workspace`].
 fn incremental(c: &mut Criterion) {
     let dir = match tempfile::tempdir() {
@@ -236,5 +306,13 @@ fn incremental(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline, terragrunt, gitops, cdk_app, incremental);
+criterion_group!(
+    benches,
+    pipeline,
+    terragrunt,
+    gitops,
+    cdk_app,
+    named_files,
+    incremental
+);
 criterion_main!(benches);

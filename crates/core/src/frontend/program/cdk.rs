@@ -105,6 +105,9 @@ pub struct Cdk {
     /// The program imports EKS's constructs (or EKS Blueprints): finding
     /// no cluster in it is then worth saying.
     uses_eks: std::cell::Cell<Option<Span>>,
+    /// What the program made of EKS Blueprints (builders, providers,
+    /// add-ons), by handle.
+    pub(super) blueprints: super::blueprints::State,
 }
 
 impl Cdk {
@@ -195,7 +198,7 @@ impl Cdk {
         }
     }
 
-    fn gap(&mut self, span: Span, what: impl Into<String>) {
+    pub(super) fn gap(&mut self, span: Span, what: impl Into<String>) {
         let what = what.into();
         if !self.gaps.iter().any(|g| g.span == span && g.what == what) {
             self.gaps.push(Gap { span, what });
@@ -206,7 +209,9 @@ impl Cdk {
     /// constructs (or EKS Blueprints) makes finding no cluster worth saying.
     pub fn saw_import(&self, module: &str, span: Span) {
         let eks = library_path(module).is_some_and(|p| {
-            p == "cdk.aws_eks" || p.starts_with("cdk.aws_eks.") || p.contains("eks-blueprints")
+            p == "cdk.aws_eks"
+                || p.starts_with("cdk.aws_eks.")
+                || super::blueprints::is_blueprints(&p)
         });
         if eks && self.uses_eks.get().is_none() {
             self.uses_eks.set(Some(span));
@@ -214,7 +219,7 @@ impl Cdk {
     }
 
     /// Say so when the program imports EKS's constructs but declares no
-    /// cluster fplint could read (EKS Blueprints, a cluster behind a
+    /// cluster fplint could read (a cluster behind a
     /// function of another package, or a stack the entry point leaves out).
     pub fn note_missing_cluster(&mut self) {
         let Some(span) = self.uses_eks.get() else {
@@ -285,6 +290,27 @@ impl Cdk {
             });
         }
         out
+    }
+
+    /// A handle for something of a library that is no construct of the
+    /// tree (an EKS Blueprints builder or add-on).
+    pub(super) fn detached(&mut self) -> usize {
+        self.add(Kind::Scope, "", None)
+    }
+
+    /// Something fplint does not read that may give `cluster` nodes: its
+    /// capacity is then unknown.
+    pub(super) fn unread_capacity(&mut self, cluster: usize, name: &str, cx: &Cx, span: Span) {
+        let node = self.add(Kind::Scope, name, Some(cluster));
+        let r = self.resource(
+            node,
+            vec!["Unread".into()],
+            "AWS::AutoScaling::AutoScalingGroup",
+            Vec::new(),
+            cx,
+            span,
+        );
+        self.nodes[node].kind = Kind::Resource(r);
     }
 
     // ---- constructs ----
@@ -1212,6 +1238,9 @@ impl<'m> Host<'m> for Cdk {
     }
 
     fn construct(&mut self, path: &str, args: Args<'m>, cx: &Cx) -> Val<'m> {
+        if super::blueprints::is_blueprints(path) {
+            return super::blueprints::construct(self, path, args, cx);
+        }
         let span = args.span;
         let class = path.strip_prefix("cdk.aws_eks.").unwrap_or("");
         let handle = |h: usize| V::Handle(h).at(span);
@@ -1323,7 +1352,10 @@ impl<'m> Host<'m> for Cdk {
         handle(h)
     }
 
-    fn call(&mut self, path: &str, args: Args<'m>, _cx: &Cx) -> Val<'m> {
+    fn call(&mut self, path: &str, args: Args<'m>, cx: &Cx) -> Val<'m> {
+        if super::blueprints::is_blueprints(path) {
+            return super::blueprints::call(self, path, args, cx);
+        }
         match path {
             // `KubernetesVersion.of('1.33')`.
             "cdk.aws_eks.KubernetesVersion.of" => match args.positional.first() {
@@ -1339,6 +1371,9 @@ impl<'m> Host<'m> for Cdk {
     }
 
     fn method(&mut self, handle: usize, name: &str, args: Args<'m>, cx: &Cx) -> Val<'m> {
+        if self.blueprints.owns(handle) {
+            return super::blueprints::method(self, handle, name, args, cx);
+        }
         let span = args.span;
         let Some(node) = self.nodes.get(handle).cloned() else {
             return unknown_at(span);
@@ -1448,16 +1483,7 @@ impl<'m> Host<'m> for Cdk {
                 if is_cluster && !READ_ONLY_CLUSTER_METHODS.contains(&name) {
                     // It may give the cluster nodes: its capacity is unknown.
                     self.gap(span, format!("`{name}` on a cluster is not read"));
-                    let node = self.add(Kind::Scope, name, Some(handle));
-                    let r = self.resource(
-                        node,
-                        vec!["Unread".into()],
-                        "AWS::AutoScaling::AutoScalingGroup",
-                        Vec::new(),
-                        cx,
-                        span,
-                    );
-                    self.nodes[node].kind = Kind::Resource(r);
+                    self.unread_capacity(handle, name, cx, span);
                 }
                 unknown_at(span)
             }

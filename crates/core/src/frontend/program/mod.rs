@@ -5,6 +5,7 @@
 //! `cdk synth` writes), which the CloudFormation frontend reads into the
 //! model.
 
+pub mod blueprints;
 pub mod cdk;
 pub mod eval;
 pub mod pulumi;
