@@ -692,9 +692,14 @@ impl<'m, 'h> Evaluator<'m, 'h> {
             }
             ExprKind::Call { callee, args } => return self.call(callee, args, span, scope, module),
             ExprKind::New { callee, args } => {
+                let args_v = self.args(args, span, scope, module);
+                // `new Map([[k, v], ...])`: an object of its string keys.
+                if matches!(&callee.kind, ExprKind::Name(n) if n == "Map" && scope.lookup(n).is_none())
+                {
+                    return map_of(&args_v, span);
+                }
                 let c = self.expr(callee, scope, module);
-                let args = self.args(args, span, scope, module);
-                return self.instantiate(&c, args, span);
+                return self.instantiate(&c, args_v, span);
             }
             ExprKind::Object(props) => {
                 let mut obj = Object::default();
@@ -1272,7 +1277,7 @@ impl<'m, 'h> Evaluator<'m, 'h> {
         module: usize,
     ) -> Option<Val<'m>> {
         if !self.python(module) {
-            return None;
+            return self.map_method(obj, name, args, span, scope, module);
         }
         let args = self.args(args, span, scope, module);
         let o = obj.borrow();
@@ -1315,6 +1320,69 @@ impl<'m, 'h> Evaluator<'m, 'h> {
                     }))),
                     span,
                 }
+            }
+            _ => unknown_at(span),
+        };
+        Some(v)
+    }
+
+    /// A `Map`'s methods on the object it is: `set` adds a known key (an
+    /// unknown one makes the object open), `get` and `has` read one.
+    fn map_method(
+        &mut self,
+        obj: &Shared<Object<'m>>,
+        name: &str,
+        args: &'m [Arg],
+        span: Span,
+        scope: &Rc<Scope<'m>>,
+        module: usize,
+    ) -> Option<Val<'m>> {
+        if !matches!(name, "set" | "get" | "has" | "delete" | "clear") {
+            return None;
+        }
+        let args = self.args(args, span, scope, module);
+        let key = match args.positional.first().map(|v| &v.kind) {
+            Some(V::Str(k)) => Some((k.clone(), args.positional[0].span)),
+            _ => None,
+        };
+        let mut o = obj.borrow_mut();
+        let v = match (name, key) {
+            ("set", Some((k, ks))) => {
+                let v = args
+                    .positional
+                    .get(1)
+                    .cloned()
+                    .unwrap_or_else(|| V::Undefined.at(span));
+                o.set(&k, ks, v);
+                drop(o);
+                return Some(Val {
+                    kind: V::Object(obj.clone()),
+                    span,
+                });
+            }
+            ("get", Some((k, _))) => match o.get(&k) {
+                Some(v) => v.clone(),
+                None if o.open => unknown_at(span),
+                None => V::Undefined.at(span),
+            },
+            ("has", Some((k, _))) => match o.get(&k) {
+                Some(_) => V::Bool(true).at(span),
+                None if o.open => unknown_at(span),
+                None => V::Bool(false).at(span),
+            },
+            ("delete", Some((k, _))) => {
+                o.entries.retain(|(e, _, _)| e.as_str() != k.as_ref());
+                unknown_at(span)
+            }
+            ("clear", _) => {
+                o.entries.clear();
+                o.open = false;
+                V::Undefined.at(span)
+            }
+            // A key not known: what the map holds is not known either.
+            ("set" | "delete", None) => {
+                o.open = true;
+                unknown_at(span)
             }
             _ => unknown_at(span),
         };
@@ -1430,6 +1498,41 @@ impl<'m, 'h> Evaluator<'m, 'h> {
 }
 
 /// Python builtins and JavaScript globals the evaluator computes.
+/// `new Map(entries)`: an object of the entries' string keys; anything
+/// else it is given makes it open.
+fn map_of<'m>(args: &Args<'m>, span: Span) -> Val<'m> {
+    let mut obj = Object {
+        entries: Vec::new(),
+        open: args.open,
+    };
+    match args.positional.first().map(|v| &v.kind) {
+        None | Some(V::Undefined | V::Null) => {}
+        Some(V::Array(a)) => {
+            let a = a.borrow();
+            obj.open |= a.open;
+            for pair in &a.items {
+                match &pair.kind {
+                    V::Array(kv) => match kv.borrow().items.as_slice() {
+                        [Val {
+                            kind: V::Str(k),
+                            span: ks,
+                        }, v] => obj.set(k, *ks, v.clone()),
+                        _ => obj.open = true,
+                    },
+                    _ => obj.open = true,
+                }
+            }
+        }
+        Some(V::Object(o)) => {
+            let o = o.borrow();
+            obj.entries = o.entries.clone();
+            obj.open |= o.open;
+        }
+        Some(_) => obj.open = true,
+    }
+    V::Object(Rc::new(RefCell::new(obj))).at(span)
+}
+
 fn builtin<'m>(name: &str, args: Args<'m>, span: Span) -> Val<'m> {
     match name {
         // `dict(a=1)`, `dict(**other, b=2)`.
