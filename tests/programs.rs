@@ -362,3 +362,22 @@ fn render_prints_what_a_program_declares_with_its_source_lines() {
         "{text}"
     );
 }
+
+#[test]
+fn a_second_entry_point_named_alone_is_read_from_itself() {
+    let d = tmp();
+    app(d.path());
+    // `cdk synth --app "python3 fargate_app.py"`: cdk.json runs app.py,
+    // which never imports this file.
+    write(
+        d.path(),
+        "fargate_app.py",
+        "import aws_cdk as cdk\n\nfrom stacks.platform import Platform\n\napp = cdk.App()\nPlatform(app, \"Fargate\", namespace=\"jobs\")\napp.synth()\n",
+    );
+    let (text, _, code) = run(d.path(), &["fargate_app.py"]);
+    assert_eq!(
+        text,
+        "fargate_app.py:6:36: FP011 [error] Helm release `fargateclusterchartgrafana66de1660` installs into namespace `jobs`, which no Fargate profile of cluster `shop` (stacks/platform.py) selects, and the cluster has no nodes: its pods stay Pending\n"
+    );
+    assert_eq!(code, Some(1));
+}

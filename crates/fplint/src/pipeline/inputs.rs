@@ -317,7 +317,13 @@ fn model_program(job: &Job, sources: &Sources, limits: Limits) -> (UnitOutput, O
     };
     let mut program = None;
     let mut unit = guarded(c, sources, || {
-        let p = fplint_core::frontend::program::load_program(&f, sources, limits);
+        use fplint_core::frontend::program;
+        let mut p = program::load_program(&f, sources, limits);
+        // A source file the app's entry point does not reach may be an entry
+        // point of its own (`cdk synth --app bin/other.ts`): read from it.
+        if source && f.path.ends_with("cdk.json") && !p.unit.given_files.contains(&named.id) {
+            p = program::load_cdk_app_from(&f, sources, limits, Some(c.path.clone()));
+        }
         let unit = std::mem::take(&mut { p.unit });
         program = Some((p.gaps, p.no_entry));
         unit

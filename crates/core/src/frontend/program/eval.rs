@@ -537,6 +537,19 @@ impl<'m, 'h> Evaluator<'m, 'h> {
                 let exports = self.run_module(target);
                 for n in names {
                     match n {
+                        // A default import is the module's `default` when it
+                        // has one (`export default class`), else the module.
+                        Imported::Default { local }
+                            if exports
+                                .as_ref()
+                                .is_some_and(|e| e.vars.borrow().get("default").is_some()) =>
+                        {
+                            let v = exports
+                                .as_ref()
+                                .and_then(|e| e.vars.borrow().get("default").cloned())
+                                .unwrap_or_else(|| unknown_at(local.span));
+                            scope.bind(&local.text, v);
+                        }
                         Imported::Namespace { local } | Imported::Default { local } => scope.bind(
                             &local.text,
                             Val {

@@ -123,6 +123,17 @@ fn unparsed(mut out: Program, err: crate::tree::TreeError, file: &str) -> Progra
 /// Read a CDK app from its `cdk.json`: its `app` command names the entry
 /// point, whose imports of the program's own files are followed.
 pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> Program {
+    load_cdk_app_from(config, sources, limits, None)
+}
+
+/// Read a CDK app from `entry` rather than its `app` command, as
+/// `cdk synth --app` does (a second entry point beside the app's).
+pub fn load_cdk_app_from(
+    config: &SourceFile,
+    sources: &Sources,
+    limits: Limits,
+    entry: Option<PathBuf>,
+) -> Program {
     let (mut out, dir) = start(config);
     let parsed = crate::tree::json::parse(&config.text, config.id, limits);
     if let Some(err) = parsed.error {
@@ -133,15 +144,21 @@ pub fn load_cdk_app(config: &SourceFile, sources: &Sources, limits: Limits) -> P
         .first()
         .and_then(|d| d.get("app"))
         .and_then(|n| n.as_str().map(|s| (s.to_string(), n.span)));
-    let Some((command, _)) = app else {
-        out.no_entry = Some("`cdk.json` has no `app` command naming the entry point".into());
-        return out;
-    };
-    let Some(entry) = entry_of(&command, &dir) else {
-        out.no_entry = Some(format!(
-            "the entry point of `{command}` is not a TypeScript, JavaScript or Python file of the app"
-        ));
-        return out;
+    let entry = match (entry, app) {
+        (Some(e), _) => e,
+        (None, None) => {
+            out.no_entry = Some("`cdk.json` has no `app` command naming the entry point".into());
+            return out;
+        }
+        (None, Some((command, _))) => match entry_of(&command, &dir) {
+            Some(e) => e,
+            None => {
+                out.no_entry = Some(format!(
+                    "the entry point of `{command}` is not a TypeScript, JavaScript or Python file of the app"
+                ));
+                return out;
+            }
+        },
     };
     let modules = match load_modules(&entry, &dir, sources, limits, &mut out.unit) {
         Some(m) => m,

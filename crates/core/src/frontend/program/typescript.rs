@@ -621,15 +621,56 @@ impl Lower<'_> {
                 Some(d) if !e.export_kind.is_type() => self.declaration(d, true, span, out),
                 _ => out.push(Stmt::Other { span }),
             },
-            S::ExportDefaultDeclaration(e) => match &e.declaration {
-                ast::ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
-                    out.push(Stmt::Function(self.function(f, None)));
+            // `export default X`: also bound as `default`, which a default
+            // import reads.
+            S::ExportDefaultDeclaration(e) => {
+                let named = match &e.declaration {
+                    ast::ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
+                        let id = f.id.as_ref().map(|i| (i.name.to_string(), i.span));
+                        out.push(Stmt::Function(self.function(f, None)));
+                        id
+                    }
+                    ast::ExportDefaultDeclarationKind::ClassDeclaration(c) => {
+                        let id = c.id.as_ref().map(|i| (i.name.to_string(), i.span));
+                        out.push(self.class(c, true));
+                        id
+                    }
+                    kind => match kind.as_expression() {
+                        Some(x) => {
+                            let value = self.expr(x);
+                            out.push(Stmt::Let {
+                                name: Name {
+                                    text: "default".into(),
+                                    span,
+                                },
+                                value: Some(value),
+                                exported: true,
+                                span,
+                            });
+                            None
+                        }
+                        None => {
+                            out.push(Stmt::Other { span });
+                            None
+                        }
+                    },
+                };
+                if let Some((text, at)) = named {
+                    let at = self.span(at);
+                    out.push(Stmt::Let {
+                        name: Name {
+                            text: "default".into(),
+                            span: at,
+                        },
+                        value: Some(Expr {
+                            kind: ExprKind::Name(text),
+                            span: at,
+                        }),
+                        exported: true,
+                        span,
+                    });
                 }
-                ast::ExportDefaultDeclarationKind::ClassDeclaration(c) => {
-                    out.push(self.class(c, true));
-                }
-                _ => out.push(Stmt::Other { span }),
-            },
+            }
             S::VariableDeclaration(_)
             | S::FunctionDeclaration(_)
             | S::ClassDeclaration(_)

@@ -520,6 +520,7 @@ class export C() []
 other
 other
 class export S(Stack) []
+let export default = S
 other"
     );
 }
