@@ -250,7 +250,7 @@ fn pre_commit_on_the_staged_unit_agrees_with_the_tree() {
     ] {
         let text = std::fs::read_to_string(root.join(hooks)).unwrap_or_default();
         assert!(
-            text.contains("types_or: [yaml, json, terraform, hcl]"),
+            text.contains("types_or: [yaml, json, terraform, hcl,"),
             "{hooks}:\n{text}"
         );
     }
