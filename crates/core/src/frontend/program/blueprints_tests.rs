@@ -1,11 +1,11 @@
 //! EKS Blueprints on one-file TypeScript and Python programs: the stack a
 //! blueprint builds, as compact template text.
 
-use crate::frontend::program::cdk::tests::show;
+use crate::frontend::program::cdk::tests::templates_text;
 use crate::frontend::program::cdk::Cdk;
 use crate::frontend::program::eval::{Evaluator, Loaded};
 use crate::source::FileId;
-use crate::tree::{Limits, Node};
+use crate::tree::Limits;
 
 fn run(src: &str, python: bool) -> String {
     let module = if python {
@@ -35,36 +35,7 @@ fn run(src: &str, python: bool) -> String {
     }];
     let mut host = Cdk::default();
     Evaluator::new(&modules, &mut host).run(0);
-    let mut out = String::new();
-    for stack in host.templates() {
-        out.push_str(&format!("stack {}\n", stack.id));
-        for e in stack
-            .template
-            .get("Resources")
-            .and_then(Node::as_map)
-            .unwrap_or(&[])
-        {
-            let r = &e.value;
-            let ty = r.get("Type").and_then(Node::as_str).unwrap_or("");
-            if ty == "AWS::SSM::Parameter" {
-                continue;
-            }
-            out.push_str(&format!(
-                "  {} {} {}",
-                e.key.as_str().unwrap_or(""),
-                ty,
-                r.get("Properties").map(show).unwrap_or_default()
-            ));
-            if let Some(d) = r.get("DependsOn") {
-                out.push_str(&format!(" <- {}", show(d)));
-            }
-            out.push('\n');
-        }
-    }
-    for g in &host.gaps {
-        out.push_str(&format!("gap: {}\n", g.what));
-    }
-    out
+    templates_text(&mut host)
 }
 
 #[test]

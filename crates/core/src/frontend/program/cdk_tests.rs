@@ -20,6 +20,12 @@ fn synth(src: &str) -> String {
     }];
     let mut host = Cdk::default();
     Evaluator::new(&modules, &mut host).run(0);
+    templates_text(&mut host)
+}
+
+/// The host's templates as compact text: `Logical Type {props} <- deps`,
+/// one resource a line (the kubectl barrier left out); then its gaps.
+pub(in crate::frontend::program) fn templates_text(host: &mut Cdk) -> String {
     let mut out = String::new();
     for stack in host.templates() {
         out.push_str(&format!("stack {}\n", stack.id));
