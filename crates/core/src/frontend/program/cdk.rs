@@ -1005,21 +1005,13 @@ impl Cdk {
     /// A value as a template node; what is not known is a reference to a
     /// value CloudFormation cannot resolve here.
     fn to_node(&self, v: &Val<'_>) -> Node {
-        self.to_node_depth(v, 0)
-    }
-
-    fn to_node_depth(&self, v: &Val<'_>, depth: usize) -> Node {
-        value_node(
-            v,
-            depth,
-            &|h, span| match self.nodes.get(h).map(|n| &n.kind) {
-                Some(Kind::Ref(r, None)) => self
-                    .resources
-                    .get(*r)
-                    .map(|res| map(vec![entry("Ref", scalar(&res.logical, span), span)], span)),
-                _ => None,
-            },
-        )
+        value_node(v, 0, &|h, span| match self.nodes.get(h).map(|n| &n.kind) {
+            Some(Kind::Ref(r, None)) => self
+                .resources
+                .get(*r)
+                .map(|res| map(vec![entry("Ref", scalar(&res.logical, span), span)], span)),
+            _ => None,
+        })
     }
 }
 

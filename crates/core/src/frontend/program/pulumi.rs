@@ -422,18 +422,10 @@ impl Pulumi {
     /// A value as a template node: a cluster's name is a `Ref` to it; what
     /// is not known is unknown.
     fn to_node(&self, v: &Val<'_>) -> Node {
-        self.to_node_depth(v, 0)
-    }
-
-    fn to_node_depth(&self, v: &Val<'_>, depth: usize) -> Node {
-        value_node(
-            v,
-            depth,
-            &|h, span| match self.nodes.get(h).map(|n| &n.kind) {
-                Some(Kind::Output { of: Some(r), .. }) => Some(self.ref_to(*r, span)),
-                _ => None,
-            },
-        )
+        value_node(v, 0, &|h, span| match self.nodes.get(h).map(|n| &n.kind) {
+            Some(Kind::Output { of: Some(r), .. }) => Some(self.ref_to(*r, span)),
+            _ => None,
+        })
     }
 
     fn ref_to(&self, r: usize, span: Span) -> Node {
